@@ -1,0 +1,67 @@
+import { IntegrationError } from './integration-error.ts';
+
+/**
+ * No answer: the connection was refused, reset or dropped. `cause` is a sanitised copy of the
+ * low-level error (name, message and `code` only: the original can reference the request, and so
+ * the key).
+ */
+export class ConnectionError extends IntegrationError {
+  static override readonly errorName: string = 'ConnectionError';
+}
+
+/** An attempt did not finish, body included, within `timeoutMs`; or the call's `totalTimeoutMs` ran out. */
+export class TimeoutError extends ConnectionError {
+  static override readonly errorName: string = 'TimeoutError';
+}
+
+/** Where a 2xx body did not match its schema: paths and messages, never values. */
+export interface ResponseIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A 2xx answer whose body does not match the expected shape (a missing field, a wrong type). Unknown
+ * fields and unknown enum values are not errors. `issues` holds paths, never the values.
+ */
+export class ResponseValidationError extends IntegrationError {
+  static override readonly errorName: string = 'ResponseValidationError';
+  readonly issues: ResponseIssue[];
+  readonly status: number;
+  readonly requestMethod: string;
+  readonly requestPath: string;
+
+  constructor(init: { issues: ResponseIssue[]; status: number; requestMethod: string; requestPath: string }) {
+    const shown = init.issues.slice(0, 5).map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
+    super(`the ${init.status} answer to ${init.requestMethod} ${init.requestPath} does not match the expected shape: ${shown}${init.issues.length > 5 ? ` (+${init.issues.length - 5} more)` : ''}`);
+    this.issues = init.issues;
+    this.status = init.status;
+    this.requestMethod = init.requestMethod;
+    this.requestPath = init.requestPath;
+  }
+}
+
+/**
+ * A whole batch of a bulk write failed after its retries. `partial` holds the merged result of every
+ * batch that did succeed, so the caller can tell which items were written; `cause` is the batch's
+ * error.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.catalog.upsertProducts(items);
+ * } catch (error) {
+ *   if (error instanceof BulkOperationError) console.log(error.partial.results.length, 'items have a result');
+ * }
+ * ```
+ */
+export class BulkOperationError<Partial = unknown> extends IntegrationError {
+  static override readonly errorName: string = 'BulkOperationError';
+  readonly partial: Partial;
+  declare readonly cause: unknown;
+
+  constructor(message: string, init: { partial: Partial; cause: unknown }) {
+    super(message, { cause: init.cause });
+    this.partial = init.partial;
+  }
+}

@@ -1,0 +1,65 @@
+import { ApiError, type ApiErrorInit } from './api-error.ts';
+import {
+  AuthenticationError,
+  AuthUnavailableError,
+  ConflictError,
+  CouponInvalidError,
+  CustomerNotFoundError,
+  FeatureDisabledError,
+  ForbiddenStoreError,
+  InsufficientBalanceError,
+  InsufficientScopeError,
+  InternalServerError,
+  NoProgramError,
+  NotFoundError,
+  RateLimitError,
+  ServiceUnavailableError,
+  SsrfBlockedError,
+  UnmappedItemsError,
+  ValidationError,
+  WebhookLimitReachedError,
+} from './service-errors.ts';
+
+type ApiErrorClass = new (init: ApiErrorInit) => ApiError;
+
+const BY_CODE: Record<string, ApiErrorClass> = {
+  INVALID_API_KEY: AuthenticationError,
+  INSUFFICIENT_SCOPE: InsufficientScopeError,
+  FORBIDDEN_STORE: ForbiddenStoreError,
+  VALIDATION_ERROR: ValidationError,
+  NOT_FOUND: NotFoundError,
+  CUSTOMER_NOT_FOUND: CustomerNotFoundError,
+  NO_PROGRAM: NoProgramError,
+  COUPON_INVALID: CouponInvalidError,
+  INSUFFICIENT_BALANCE: InsufficientBalanceError,
+  UNMAPPED_ITEMS: UnmappedItemsError,
+  SSRF_BLOCKED: SsrfBlockedError,
+  WEBHOOK_LIMIT_REACHED: WebhookLimitReachedError,
+  CONFLICT: ConflictError,
+  RATE_LIMITED: RateLimitError,
+  INTERNAL: InternalServerError,
+  FEATURE_DISABLED: FeatureDisabledError,
+  AUTH_UNAVAILABLE: AuthUnavailableError,
+  POINTS_UNAVAILABLE: ServiceUnavailableError,
+  COUPON_UNAVAILABLE: ServiceUnavailableError,
+};
+
+// An unknown code keeps its code but gets the class of its status family, so that retry rules and
+// `instanceof NotFoundError`-style checks still work when the service adds a code.
+const BY_STATUS: Record<number, ApiErrorClass> = {
+  401: AuthenticationError,
+  404: NotFoundError,
+  429: RateLimitError,
+  500: InternalServerError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * Maps an error answer to its class: by `code` first (spec part 7), then by HTTP status family,
+ * else a plain `ApiError` with the code as sent.
+ */
+export function createApiError(init: ApiErrorInit & { retryAfterMs?: number | undefined }): ApiError {
+  const ErrorClass = BY_CODE[init.code] ?? BY_STATUS[init.status] ?? ApiError;
+  if (ErrorClass === RateLimitError) return new RateLimitError(init);
+  return new ErrorClass(init);
+}

@@ -1,0 +1,1 @@
+export * from "./errors/index.ts"; export * from "./schemas/index.ts";

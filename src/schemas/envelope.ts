@@ -1,0 +1,11 @@
+import * as z from 'zod/mini';
+
+/** Spec 2.10: `{ error: { code, message, details? } }`; `details` is omitted, never null. */
+export const ErrorEnvelopeSchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.optional(z.unknown()),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;

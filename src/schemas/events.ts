@@ -1,0 +1,52 @@
+import * as z from 'zod/mini';
+import { OrderSchema, OrderStatusChangeSchema, type Order, type OrderStatusChange } from './order.ts';
+
+/** Spec 6.1: the body of every delivery; `data` depends on `event`. */
+export const EventEnvelopeSchema = z.looseObject({
+  event: z.string(),
+  delivery_id: z.string(),
+  /** Epoch seconds. */
+  ts: z.number(),
+  data: z.unknown(),
+});
+
+/** `data` of `webhook.test` (wire assumption). */
+export const WebhookTestDataSchema = z.looseObject({ webhook_id: z.string(), message: z.string() });
+export type WebhookTestData = z.infer<typeof WebhookTestDataSchema>;
+
+/** The `data` schema of each known event; any other event name is an unknown event. */
+export const EVENT_DATA_SCHEMAS = {
+  'order.created': OrderSchema,
+  'order.status_changed': OrderStatusChangeSchema,
+  'webhook.test': WebhookTestDataSchema,
+} as const;
+
+export type KnownEventName = keyof typeof EVENT_DATA_SCHEMAS;
+
+interface EventBase<Name, Data> {
+  event: Name;
+  delivery_id: string;
+  ts: number;
+  data: Data;
+  [key: string]: unknown;
+}
+
+export type OrderCreatedEvent = EventBase<'order.created', Order>;
+export type OrderStatusChangedEvent = EventBase<'order.status_changed', OrderStatusChange>;
+export type WebhookTestEvent = EventBase<'webhook.test', WebhookTestData>;
+
+declare const unknownEventBrand: unique symbol;
+/**
+ * An event name this SDK version does not know (e.g. the planned `stock.changed`). Branded so that
+ * `if (event.event === 'order.created')` narrows `data` to the order.
+ */
+export type UnknownEventName = string & { readonly [unknownEventBrand]: true };
+/** An event this SDK version does not know: answer 2xx and ignore it (spec 6, 9.3). */
+export type UnknownWebhookEvent = EventBase<UnknownEventName, unknown>;
+
+/** Every delivery `verifyWebhook` can return, discriminated on `event`. */
+export type WebhookEvent = OrderCreatedEvent | OrderStatusChangedEvent | WebhookTestEvent | UnknownWebhookEvent;
+
+export function isKnownEventName(name: string): name is KnownEventName {
+  return Object.hasOwn(EVENT_DATA_SCHEMAS, name);
+}

@@ -1,0 +1,15 @@
+import * as z from 'zod/mini';
+
+/** Spec 2.1: answer of GET /health. */
+export const HealthSchema = z.looseObject({
+  status: z.string(),
+  merchant_id: z.string(),
+  /** An empty array means every store of the merchant. */
+  store_ids: z.array(z.string()),
+  scopes: z.array(z.string()),
+  ts: z.string(),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+/** The scopes of spec part 5 (`orders:write` no longer exists). */
+export type Scope = 'catalog:write' | 'stock:write' | 'orders:read' | 'webhooks:manage' | 'loyalty:read' | 'loyalty:write';

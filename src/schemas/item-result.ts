@@ -1,0 +1,9 @@
+import * as z from 'zod/mini';
+import { openEnum } from './open-enum.ts';
+
+/** `results[].error` of a bulk answer: present only when `status` is `error`. */
+export const ItemErrorSchema = z.looseObject({
+  code: openEnum(['VALIDATION_ERROR', 'FORBIDDEN_STORE', 'STORE_WRITE_FAILED', 'INTERNAL', 'PRODUCT_NOT_FOUND']),
+  message: z.string(),
+});
+export type ItemError = z.infer<typeof ItemErrorSchema>;

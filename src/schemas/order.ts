@@ -1,0 +1,79 @@
+import * as z from 'zod/mini';
+import { openEnum } from './open-enum.ts';
+
+/** Values seen in payloads and used by the sandbox; any other string is accepted. */
+export const ORDER_STATUSES = ['pending', 'confirmed', 'preparing', 'dispatched', 'delivered', 'cancelled'] as const;
+export const OrderStatusSchema = openEnum(ORDER_STATUSES);
+export type OrderStatus = z.infer<typeof OrderStatusSchema>;
+
+export const SourceChannelSchema = openEnum(['catalog', 'whatsapp', 'manual', 'marketplace']);
+export type SourceChannel = z.infer<typeof SourceChannelSchema>;
+
+/** Spec 2.7 `customer.address`; `complement` may be absent (the delivery address sample has none). */
+export const AddressSchema = z.looseObject({
+  cep: z.string(),
+  street: z.string(),
+  number: z.string(),
+  complement: z.optional(z.nullable(z.string())),
+  neighborhood: z.string(),
+  city: z.string(),
+  state: z.string(),
+});
+export type Address = z.infer<typeof AddressSchema>;
+
+export const OrderItemSchema = z.looseObject({
+  external_id: z.string(),
+  product_name: z.string(),
+  quantity: z.number(),
+  unit_price: z.number(),
+  variations: z.array(z.looseObject({ name: z.string(), price_modifier: z.number() })),
+  addons: z.array(z.looseObject({ name: z.string(), quantity: z.number(), price: z.number() })),
+  notes: z.optional(z.nullable(z.string())),
+  line_total: z.number(),
+});
+export type OrderItem = z.infer<typeof OrderItemSchema>;
+
+/** Spec 2.7: the full order, as sent in `order.created` and read back by GET /orders. */
+export const OrderSchema = z.looseObject({
+  order_id: z.string(),
+  display_number: z.string(),
+  /** Set only for orders born in an external channel with its own id; null for native orders. */
+  external_order_id: z.nullable(z.string()),
+  source_channel: SourceChannelSchema,
+  status: OrderStatusSchema,
+  store_id: z.string(),
+  created_at: z.string(),
+  /** Present on order reads (wire assumption), not in the event. */
+  updated_at: z.optional(z.string()),
+  customer: z.looseObject({
+    name: z.string(),
+    phone: z.string(),
+    email: z.string(),
+    address: AddressSchema,
+  }),
+  items: z.array(OrderItemSchema),
+  delivery: z.looseObject({
+    type: openEnum(['delivery', 'pickup']),
+    freight_price: z.number(),
+    address: z.optional(z.nullable(AddressSchema)),
+  }),
+  payment: z.looseObject({
+    method: openEnum(['pix', 'credit_card', 'debit_card', 'cash']),
+    status: openEnum(['pending', 'paid']),
+    change_for: z.nullable(z.number()),
+  }),
+  totals: z.looseObject({ subtotal: z.number(), freight: z.number(), discount: z.number(), total: z.number() }),
+  metadata: z.record(z.string(), z.unknown()),
+});
+export type Order = z.infer<typeof OrderSchema>;
+
+/** Spec 2.8: the summary sent in `order.status_changed`; it carries no items. */
+export const OrderStatusChangeSchema = z.looseObject({
+  order_id: z.string(),
+  display_number: z.string(),
+  external_order_id: z.nullable(z.string()),
+  previous_status: OrderStatusSchema,
+  status: OrderStatusSchema,
+  store_id: z.string(),
+});
+export type OrderStatusChange = z.infer<typeof OrderStatusChangeSchema>;

@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import { ItemErrorSchema } from './item-result.ts';
+import { openEnum } from './open-enum.ts';
+
+/** One element of `items` in PATCH /stock (wire assumption): absolute values for one store. */
+export interface StockItem {
+  external_id: string;
+  store_id: string;
+  /** Up to 3 decimal places; never rounded. */
+  stock_quantity?: number;
+  /** `null` removes the per-store price. */
+  price_override?: number | null;
+  active?: boolean;
+}
+
+export const StockResultSchema = z.looseObject({
+  index: z.number(),
+  external_id: z.string(),
+  store_id: z.string(),
+  status: openEnum(['updated', 'error']),
+  error: z.optional(ItemErrorSchema),
+});
+export type StockItemResult = z.infer<typeof StockResultSchema>;
+
+/** Answer of PATCH /stock (wire assumption; 200 also when items failed). */
+export const StockResponseSchema = z.looseObject({
+  sync_id: z.string(),
+  summary: z.looseObject({ updated: z.number(), errors: z.number() }),
+  results: z.array(StockResultSchema),
+});
+export type StockResponse = z.infer<typeof StockResponseSchema>;

@@ -1,0 +1,52 @@
+import * as z from 'zod/mini';
+import { openEnum } from './open-enum.ts';
+
+/** Event names a webhook endpoint can subscribe to (wire assumption: others are rejected at registration). */
+export type SubscribableEvent = 'order.created' | 'order.status_changed';
+
+/** 201 answer of POST /webhooks: the only time `secret` is ever shown. */
+export const CreatedWebhookSchema = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  /** `whsec_...`; not recoverable later: store it now. */
+  secret: z.string(),
+  warning: z.string(),
+  created_at: z.string(),
+});
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+
+/** One element of GET /webhooks (never a secret). */
+export const WebhookEndpointSchema = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  /** Failures in a row; back to 0 at the first success, a test delivery included. */
+  consecutive_failures: z.number(),
+  created_at: z.string(),
+});
+export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+
+export const WebhookEndpointListSchema = z.looseObject({ data: z.array(WebhookEndpointSchema) });
+
+export const DeliveryStatusSchema = openEnum(['pending', 'retrying', 'delivered', 'dead']);
+export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
+
+/** Spec 2.6 plus the wire assumption's fields; never the payload. */
+export const WebhookDeliverySchema = z.looseObject({
+  id: z.string(),
+  event: z.string(),
+  status: DeliveryStatusSchema,
+  attempt_count: z.number(),
+  response_status: z.nullable(z.number()),
+  last_error: z.nullable(z.string()),
+  created_at: z.string(),
+  next_attempt_at: z.nullable(z.string()),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+export const WebhookDeliveryListSchema = z.looseObject({ data: z.array(WebhookDeliverySchema) });
+
+/** 202 answer of POST /webhooks/{id}/test. */
+export const WebhookTestResultSchema = z.looseObject({ delivery_id: z.string() });
+export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;
