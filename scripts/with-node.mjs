@@ -44,6 +44,13 @@ if (major < 22) {
 
 const env = withPath(dirname(process.execPath));
 const node = process.execPath;
+// A fresh clone has no node_modules yet: install the locked dependencies once, so that each
+// README command works as the first thing a user types.
+if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) {
+  console.error('[with-node] node_modules is missing: running npm ci first.');
+  const status = run('npm', ['ci', '--no-audit', '--no-fund'], env);
+  if (status !== 0) process.exit(status);
+}
 const tools = {
   // Built entry points are what users import, so the demo and the sandbox command run the build.
   demo: () => run(node, [join('scripts', 'build-quick.mjs')], env) || run(node, [join('examples', 'demo.ts'), ...args], env),

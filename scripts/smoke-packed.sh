@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs the packed tarball into a scratch project, as a user would, and imports and requires
+# every entry on each Node given: the ESM and CommonJS builds must both load, share one class per
+# error, and talk to the sandbox.
+set -euo pipefail
+tarball=$1; shift
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cd "$scratch"
+npm init -y >/dev/null
+npm install --silent --no-audit --no-fund "$tarball"
+
+cat > esm.mjs <<'JS'
+import assert from 'node:assert/strict';
+import { IntegrationClient, WebhookVerificationError, IntegrationError, verifyWebhook as mainVerify } from 'integration-sdk';
+import { verifyWebhook, signWebhook, WebhookVerificationError as FromWebhooks } from 'integration-sdk/webhooks';
+import { createSandbox } from 'integration-sdk/sandbox';
+
+assert.equal(FromWebhooks, WebhookVerificationError, 'one WebhookVerificationError class across entries');
+assert.equal(mainVerify, verifyWebhook);
+const secret = 'whsec_smoke';
+const { body, headers } = signWebhook({ payload: { event: 'webhook.test', data: { webhook_id: 'w', message: 'hi' } }, secret });
+assert.equal(verifyWebhook(body, headers, secret).event, 'webhook.test');
+try {
+  verifyWebhook(body, headers, 'whsec_other');
+  assert.fail('expected a mismatch');
+} catch (error) {
+  assert.ok(error instanceof WebhookVerificationError && error instanceof IntegrationError);
+}
+const sandbox = await createSandbox();
+try {
+  const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+  assert.equal((await client.health()).status, 'ok');
+} finally {
+  await sandbox.close();
+}
+console.log(`esm ok on node ${process.versions.node}`);
+JS
+
+cat > cjs.cjs <<'JS'
+const assert = require('node:assert/strict');
+const { IntegrationClient, WebhookVerificationError, ConfigurationError } = require('integration-sdk');
+const webhooks = require('integration-sdk/webhooks');
+const { createSandbox } = require('integration-sdk/sandbox');
+
+assert.equal(webhooks.WebhookVerificationError, WebhookVerificationError, 'one class across CommonJS entries');
+assert.throws(() => new IntegrationClient({ apiKey: 'nope', baseUrl: 'https://x.example' }), ConfigurationError);
+(async () => {
+  const sandbox = await createSandbox();
+  try {
+    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+    assert.equal((await client.health()).status, 'ok');
+  } finally {
+    await sandbox.close();
+  }
+  console.log(`cjs ok on node ${process.versions.node}`);
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+JS
+
+for bin in "$@"; do
+  "$bin/node" esm.mjs
+  "$bin/node" cjs.cjs
+done
