@@ -1,14 +1,53 @@
 import type * as z from 'zod/mini';
+import type { IntegrationError } from '../errors/index.ts';
 
-/** The last, optional argument of every client method. */
+/**
+ * The last, optional argument of every client method: overrides the client's settings for one call.
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * await client.orders.get(id, { signal: controller.signal, timeoutMs: 5_000, maxRetries: 0 });
+ * ```
+ */
 export interface CallOptions {
-  /** Aborting it stops the call at once, waits included. */
+  /**
+   * Aborting it stops the call at once, waits and the rate-limit queue included. The call then
+   * rejects with `signal.reason` (a `DOMException` named `AbortError` for a plain `abort()`).
+   *
+   * @example
+   * ```ts
+   * await client.health({ signal: AbortSignal.timeout(2_000) });
+   * ```
+   */
   signal?: AbortSignal;
-  /** Per attempt, reading the whole body included. */
+  /**
+   * Per attempt, reading the whole body included. Defaults to the client's `timeoutMs`.
+   *
+   * @example
+   * ```ts
+   * await client.webhooks.list({ timeoutMs: 5_000 });
+   * ```
+   */
   timeoutMs?: number;
-  /** All attempts and waits of this call together. */
+  /**
+   * All attempts and waits of this call together (not the time queued behind the client's own
+   * rate limiter). Defaults to the client's `totalTimeoutMs`.
+   *
+   * @example
+   * ```ts
+   * await client.loyalty.balance({ phone: '+55 11 91234-5678' }, { totalTimeoutMs: 10_000 });
+   * ```
+   */
   totalTimeoutMs?: number;
-  /** Retries after the first attempt. */
+  /**
+   * Retries after the first attempt. Defaults to the client's `maxRetries`.
+   *
+   * @example
+   * ```ts
+   * await client.orders.get(id, { maxRetries: 0 }); // one attempt only
+   * ```
+   */
   maxRetries?: number;
 }
 
@@ -35,6 +74,11 @@ export interface RequestSpec<T> {
   schema?: z.ZodMiniType<T>;
   retry: RetryMode;
   options?: CallOptions;
+  /**
+   * An error that, met on a retry (never on the first attempt), means an earlier attempt already
+   * did the work: the call resolves with `undefined`. E.g. a retried DELETE meeting 404.
+   */
+  alreadyDoneOnRetry?: (error: IntegrationError) => boolean;
 }
 
 /** What resources call: one request through auth, throttle, retry, deadlines and error mapping. */

@@ -1,0 +1,32 @@
+import { IntegrationError } from './integration-error.ts';
+
+/** One rejected argument: where (`path`, e.g. `points`) and what is wrong (`message`). */
+export interface InputIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * An argument of a client method that can be proven wrong before sending (e.g. `points: 1.5`, a
+ * customer with both `phone` and `external_id`). Thrown locally: nothing was sent, so nothing needs
+ * undoing, and retrying unchanged fails again. The service's own 400 is `ValidationError`; both
+ * carry `issues: { path, message }[]`. Never echoes the value.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.loyalty.credit({ phone, points: 0 });
+ * } catch (error) {
+ *   if (error instanceof InvalidInputError) console.log(error.issues); // [{ path: 'points', message: '...' }]
+ * }
+ * ```
+ */
+export class InvalidInputError extends IntegrationError {
+  static override readonly errorName: string = 'InvalidInputError';
+  readonly issues: InputIssue[];
+
+  constructor(issues: InputIssue[]) {
+    super(`invalid input, nothing was sent: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
+    this.issues = issues;
+  }
+}

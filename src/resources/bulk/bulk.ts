@@ -1,0 +1,79 @@
+// The two ways to run a bulk write, shared by `catalog` and `stock`: collect everything into one
+// result, or stream one window at a time.
+import type { Requester } from '../../transport/types.ts';
+import { bulkOperationError } from './failure.ts';
+import { mergeWindows, toWindowResult, type MergedResult, type WindowResult } from './merge.ts';
+import { resolveBulkOptions, type BulkSettings } from './options.ts';
+import { ProgressTracker, type ProgressOf } from './progress.ts';
+import type { BulkRoute, ItemResultShape } from './route.ts';
+import { RunFailure, runWindows, type SettledWindow } from './run.ts';
+import { sendWindow, settleUnsent } from './send.ts';
+import type { BulkInput, BulkOptions } from './types.ts';
+import { WindowBuilder } from './window.ts';
+import { checkInput, openWindows } from './window-source.ts';
+
+async function* settledWindows<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  requester: Requester,
+  items: BulkInput<unknown>,
+  settings: BulkSettings<ProgressOf<Summary>>,
+): AsyncGenerator<SettledWindow<Result>, void, undefined> {
+  const { signal } = settings.call;
+  const source = openWindows(items, new WindowBuilder(route.rules, settings.batchSize), signal);
+  const progress = new ProgressTracker(route, source, settings.onProgress);
+  const windows = runWindows({
+    source,
+    send: (window) => sendWindow(route, requester, window, settings.call),
+    settleUnsent: (window) => settleUnsent(route, window),
+    concurrency: settings.concurrency,
+    signal,
+  });
+  for await (const settled of windows) {
+    progress.record(settled);
+    yield settled;
+  }
+}
+
+/**
+ * Runs the whole input and returns one merged result. Options and input are checked at once,
+ * before anything is read or sent.
+ */
+export async function collectBulk<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  requester: Requester,
+  items: BulkInput<unknown>,
+  options: BulkOptions<ProgressOf<Summary>> | undefined,
+): Promise<MergedResult<Result, Summary>> {
+  const settings = resolveBulkOptions(options);
+  checkInput(items);
+  const merged: MergedResult<Result, Summary> = { sync_ids: [], summary: route.emptySummary(), results: [] };
+  try {
+    for await (const settled of settledWindows(route, requester, items, settings)) mergeWindows(route, [settled], merged);
+    return merged;
+  } catch (error) {
+    if (!(error instanceof RunFailure)) throw error;
+    throw bulkOperationError(route, error, mergeWindows(route, error.later as SettledWindow<Result>[], merged), 'all');
+  }
+}
+
+/**
+ * Streams the input one window at a time, keeping nothing of earlier windows but the repeat keys.
+ * Options and input are checked when called, before the first window is asked for.
+ */
+export function streamBulk<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  requester: Requester,
+  items: BulkInput<unknown>,
+  options: BulkOptions<ProgressOf<Summary>> | undefined,
+): AsyncGenerator<WindowResult<Result, Summary>, void, undefined> {
+  const settings = resolveBulkOptions(options);
+  checkInput(items);
+  return (async function* stream() {
+    try {
+      for await (const settled of settledWindows(route, requester, items, settings)) yield toWindowResult(route, settled);
+    } catch (error) {
+      if (!(error instanceof RunFailure)) throw error;
+      throw bulkOperationError(route, error, mergeWindows(route, error.later as SettledWindow<Result>[]), 'not-yielded');
+    }
+  })();
+}

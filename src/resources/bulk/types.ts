@@ -1,0 +1,161 @@
+import type { CallOptions } from '../../transport/types.ts';
+import type { ProductResult } from '../../schemas/products.ts';
+import type { StockItemResult } from '../../schemas/stock.ts';
+
+/**
+ * What the bulk writes accept: an array, any `Iterable` (a generator, a `Set`) or an
+ * `AsyncIterable` (an async generator, a Node stream in object mode). Only arrays give
+ * `itemsTotal` and `batchesTotal` to `onProgress`.
+ *
+ * @example
+ * ```ts
+ * async function* fromErp() { yield { external_id: 'SKU-1', name: 'Coffee', price: 9.9 }; }
+ * await client.catalog.upsertProducts(fromErp());
+ * ```
+ */
+export type BulkInput<Item> = readonly Item[] | Iterable<Item> | AsyncIterable<Item>;
+
+/** Counters of `POST /products/bulk`, over every input item (local rejections included). */
+export interface BulkUpsertSummary {
+  created: number;
+  updated: number;
+  errors: number;
+}
+
+/** Counters of `PATCH /stock`, over every input item (local rejections included). */
+export interface StockSummary {
+  updated: number;
+  errors: number;
+}
+
+/** How far a bulk write has got; passed to `onProgress` after every batch. */
+interface ProgressCounts {
+  /** Items that have a result, locally rejected ones included. */
+  itemsDone: number;
+  /** Length of the input when it is an array; `undefined` for an `Iterable`/`AsyncIterable`. */
+  itemsTotal: number | undefined;
+  /** Batches the service has answered. */
+  batchesDone: number;
+  /** Batches that will be sent, when the input is an array; `undefined` otherwise. */
+  batchesTotal: number | undefined;
+}
+
+/**
+ * Progress of `catalog.upsertProducts` / `catalog.upsertBatches`: counts so far, plus the summary
+ * of every item that has a result.
+ *
+ * @example
+ * ```ts
+ * await client.catalog.upsertProducts(items, {
+ *   onProgress: (p) => console.log(`${p.itemsDone}/${p.itemsTotal ?? '?'} items, ${p.errors} errors`),
+ * });
+ * ```
+ */
+export interface BulkProgress extends ProgressCounts, BulkUpsertSummary {}
+
+/**
+ * Progress of `stock.set`: counts so far, plus the summary of every item that has a result.
+ *
+ * @example
+ * ```ts
+ * await client.stock.set(items, { onProgress: (p) => console.log(p.itemsDone, p.updated, p.errors) });
+ * ```
+ */
+export interface StockProgress extends ProgressCounts, StockSummary {}
+
+/**
+ * Options of the bulk writes: the per-call options of every method (applied to **each** batch's
+ * request: both time budgets and the retry count are per batch), plus batching and progress.
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * await client.catalog.upsertProducts(items, {
+ *   batchSize: 200,
+ *   concurrency: 2,
+ *   onProgress: (p) => console.log(p.itemsDone),
+ *   signal: controller.signal,
+ *   timeoutMs: 30_000,
+ * });
+ * ```
+ */
+export interface BulkOptions<Progress = BulkProgress> extends CallOptions {
+  /**
+   * Most items sent in one request: an integer from 1 to 500 (the service's limit). Locally
+   * rejected items do not count towards it.
+   *
+   * @default 500
+   * @example
+   * ```ts
+   * await client.catalog.upsertProducts(items, { batchSize: 100 });
+   * ```
+   */
+  batchSize?: number;
+  /**
+   * Batches in flight at once: an integer ≥ 1. Results still come back in input order.
+   *
+   * @default 1
+   * @example
+   * ```ts
+   * await client.catalog.upsertProducts(items, { concurrency: 3 });
+   * ```
+   */
+  concurrency?: number;
+  /**
+   * Called after every batch, in input order, with the counts so far. An exception it throws stops
+   * the write and is thrown to the caller (batches already in flight may still be applied).
+   *
+   * @example
+   * ```ts
+   * await client.catalog.upsertProducts(items, { onProgress: (p) => console.log(p.batchesDone, p.batchesTotal) });
+   * ```
+   */
+  onProgress?: (progress: Progress) => void;
+}
+
+/**
+ * Options of `stock.set`: as {@link BulkOptions}, with stock counters in `onProgress`.
+ *
+ * @example
+ * ```ts
+ * await client.stock.set(items, { batchSize: 250, onProgress: (p) => console.log(p.updated) });
+ * ```
+ */
+export type StockOptions = BulkOptions<StockProgress>;
+
+/**
+ * Result of `catalog.upsertProducts`: the whole input as if it had been one batch.
+ * `results[i]` is the result of input item `i` (`results[i].index === i`).
+ */
+export interface BulkUpsertResult {
+  /** One `sync_id` per batch sent, in input order. */
+  sync_ids: string[];
+  summary: BulkUpsertSummary;
+  results: ProductResult[];
+}
+
+/**
+ * One window of the input yielded by `catalog.upsertBatches`: the items of one batch and the
+ * locally rejected items around it, in input order, with global indexes. `sync_id` is `null` for a
+ * window whose items were all rejected locally (no request was sent for it).
+ */
+export interface BatchResult {
+  sync_id: string | null;
+  summary: BulkUpsertSummary;
+  results: ProductResult[];
+}
+
+/** Result of `stock.set`: one result per input item, in input order. */
+export interface StockResult {
+  /** One `sync_id` per batch sent, in input order. */
+  sync_ids: string[];
+  summary: StockSummary;
+  results: StockItemResult[];
+}
+
+/** One window of a `PATCH /stock` write (see {@link BatchResult}). */
+export interface StockBatchResult {
+  sync_id: string | null;
+  summary: StockSummary;
+  results: StockItemResult[];
+}

@@ -1,0 +1,73 @@
+import type { ProductItem, ProductResult } from '../schemas/products.ts';
+import { BulkUpsertResponseSchema } from '../schemas/products.ts';
+import type { Requester } from '../transport/types.ts';
+import { collectBulk, streamBulk } from './bulk/bulk.ts';
+import { productRules } from './bulk/product-rules.ts';
+import type { BulkRoute } from './bulk/route.ts';
+import type { BatchResult, BulkInput, BulkOptions, BulkUpsertResult, BulkUpsertSummary } from './bulk/types.ts';
+
+export type { BatchResult, BulkInput, BulkOptions, BulkProgress, BulkUpsertResult, BulkUpsertSummary } from './bulk/types.ts';
+
+/** Spec 4.2: POST /products/bulk, at most 500 items per request. */
+const PRODUCTS_BULK: BulkRoute<ProductResult, BulkUpsertSummary> = {
+  method: 'POST',
+  path: '/products/bulk',
+  schema: BulkUpsertResponseSchema,
+  rules: productRules,
+  counters: { created: 'created', updated: 'updated', error: 'errors' },
+  emptySummary: () => ({ created: 0, updated: 0, errors: 0 }),
+};
+
+/** The catalog: products pushed by the ERP, which is the authority for them (scope `catalog:write`). */
+export class CatalogResource {
+  readonly #requester: Requester;
+
+  constructor(requester: Requester) {
+    this.#requester = requester;
+  }
+
+  /**
+   * Creates or updates products by `external_id`, in batches, as if the whole input were one batch
+   * of unlimited size: one result per input item, in input order, with `index` its position in the
+   * whole input. A repeated `external_id` and provably invalid items get an item
+   * `VALIDATION_ERROR` and are not sent; nothing is rounded or fixed.
+   *
+   * Resolves also when items fail (see `summary.errors`). Throws `ConfigurationError` for a bad
+   * `batchSize`/`concurrency` before any request, and `BulkOperationError` when a whole batch
+   * fails after its retries: its `partial` holds the results of every batch that succeeded.
+   *
+   * @example
+   * ```ts
+   * const result = await client.catalog.upsertProducts(
+   *   [{ external_id: 'SKU-1', name: 'Coffee 500g', price: 32.9, stores: [{ store_id: storeId, stock_quantity: 12.5 }] }],
+   *   { onProgress: (p) => console.log(`${p.itemsDone}/${p.itemsTotal}`) },
+   * );
+   * for (const item of result.results) if (item.status === 'error') console.warn(item.index, item.error?.message);
+   * ```
+   */
+  async upsertProducts(items: BulkInput<ProductItem>, options?: BulkOptions): Promise<BulkUpsertResult> {
+    return collectBulk(PRODUCTS_BULK, this.#requester, items, options);
+  }
+
+  /**
+   * As {@link CatalogResource.upsertProducts}, but yields one {@link BatchResult} per batch instead of
+   * keeping every result: for inputs too large to hold. Each yielded window covers the next run of
+   * the input (global indexes, its locally rejected items included); a window whose items were all
+   * rejected locally has `sync_id: null` and was not sent. Only the `external_id`s already seen are
+   * kept between windows. An empty input yields nothing.
+   *
+   * When a batch fails, the windows before it are yielded first; then `BulkOperationError` is
+   * thrown, whose `partial` holds only the windows after it that succeeded (not yet yielded).
+   * Leaving the loop early stops reading the input; batches already in flight still complete.
+   *
+   * @example
+   * ```ts
+   * for await (const batch of client.catalog.upsertBatches(readProductsFromErp(), { concurrency: 2 })) {
+   *   await saveSyncLog(batch.sync_id, batch.summary);
+   * }
+   * ```
+   */
+  upsertBatches(items: BulkInput<ProductItem>, options?: BulkOptions): AsyncIterable<BatchResult> {
+    return streamBulk(PRODUCTS_BULK, this.#requester, items, options);
+  }
+}

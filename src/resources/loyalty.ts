@@ -1,0 +1,213 @@
+import type * as z from 'zod/mini';
+import {
+  CouponRedemptionSchema,
+  CouponValidationSchema,
+  LoyaltyBalanceSchema,
+  LoyaltyProgramSchema,
+  LoyaltyStatementSchema,
+  PointsResultSchema,
+  type CouponRedemption,
+  type CouponValidation,
+  type CustomerRef,
+  type LoyaltyBalance,
+  type LoyaltyProgram,
+  type LoyaltyStatement,
+  type PointsInput,
+  type PointsResult,
+  type RedeemCouponInput,
+  type ValidateCouponInput,
+} from '../schemas/index.ts';
+import { InputChecks } from '../transport/input-checks.ts';
+import type { CallOptions, Requester } from '../transport/types.ts';
+
+/** `loyalty.statement(customer, options)`: the call options plus how many entries to read. */
+export interface StatementOptions extends CallOptions {
+  /**
+   * 1–100, newest first.
+   *
+   * @default 50 (the service's)
+   * @example
+   * ```ts
+   * await client.loyalty.statement({ phone }, { limit: 10 });
+   * ```
+   */
+  limit?: number;
+}
+
+/** A loyalty write's answer, with the `idempotency_key` it was sent with (yours or the one made for you). */
+export type WithIdempotencyKey<T> = T & { idempotency_key: string };
+
+/**
+ * Loyalty (spec 4.6): reads need `loyalty:read`, writes `loyalty:write`. A customer is named by
+ * exactly one of `phone` or `external_id`; loyalty never creates one (`CustomerNotFoundError`).
+ * Writes are idempotent through `idempotency_key`: left out, one is made (UUID v4), reused on
+ * every retry of the call, and returned, so that you can store it and repeat the call safely.
+ */
+export class LoyaltyResource {
+  readonly #requester: Requester;
+  readonly #randomUUID: () => string;
+
+  constructor(requester: Requester, randomUUID: () => string = () => globalThis.crypto.randomUUID()) {
+    this.#requester = requester;
+    this.#randomUUID = randomUUID;
+  }
+
+  /**
+   * GET /loyalty/program. `NoProgramError` when the merchant has no active program.
+   *
+   * @example
+   * ```ts
+   * const program = await client.loyalty.program();
+   * console.log(program.points_per_currency);
+   * ```
+   */
+  async program(options?: CallOptions): Promise<LoyaltyProgram> {
+    return this.#requester.send({ method: 'GET', path: '/loyalty/program', schema: LoyaltyProgramSchema, retry: 'safe', options });
+  }
+
+  /**
+   * GET /loyalty/balance. The phone may have or lack the ninth digit, `+55`, spaces and dashes.
+   *
+   * @example
+   * ```ts
+   * const { points } = await client.loyalty.balance({ phone: '+55 11 91234-5678' });
+   * ```
+   */
+  async balance(customer: CustomerRef, options?: CallOptions): Promise<LoyaltyBalance> {
+    const checks = new InputChecks();
+    checkCustomer(checks, customer, { required: true });
+    checks.throwIfAny();
+    return this.#requester.send({ method: 'GET', path: '/loyalty/balance', query: customerQuery(customer), schema: LoyaltyBalanceSchema, retry: 'safe', options });
+  }
+
+  /**
+   * GET /loyalty/statement: balance and entries, newest first.
+   *
+   * @example
+   * ```ts
+   * const statement = await client.loyalty.statement({ external_id: 'CUST-1' }, { limit: 10 });
+   * for (const entry of statement.entries) console.log(entry.type, entry.points);
+   * ```
+   */
+  async statement(customer: CustomerRef, options: StatementOptions = {}): Promise<LoyaltyStatement> {
+    const { limit, ...callOptions } = options;
+    const checks = new InputChecks();
+    checkCustomer(checks, customer, { required: true });
+    checks.optionalInteger('limit', limit, 1, 100).throwIfAny();
+    return this.#requester.send({
+      method: 'GET',
+      path: '/loyalty/statement',
+      query: { ...customerQuery(customer), limit },
+      schema: LoyaltyStatementSchema,
+      retry: 'safe',
+      options: callOptions,
+    });
+  }
+
+  /**
+   * POST /loyalty/points: credits whole points. Repeating the call with the same
+   * `idempotency_key` never credits twice.
+   *
+   * @example
+   * ```ts
+   * const { entry, balance, idempotency_key } = await client.loyalty.credit({ phone, points: 50, order_id });
+   * ```
+   */
+  async credit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
+    return this.#points('/loyalty/points', input, options);
+  }
+
+  /**
+   * POST /loyalty/points/debit: debits whole points; `InsufficientBalanceError` beyond the balance.
+   *
+   * @example
+   * ```ts
+   * await client.loyalty.debit({ external_id: 'CUST-1', points: 20, idempotency_key: `refund-${orderId}` });
+   * ```
+   */
+  async debit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
+    return this.#points('/loyalty/points/debit', input, options);
+  }
+
+  /**
+   * POST /loyalty/coupons/validate: checks a coupon before redemption, writing nothing.
+   * `CouponInvalidError` for an unknown (404), inactive, expired or exhausted (422) coupon.
+   *
+   * @example
+   * ```ts
+   * const { discount } = await client.loyalty.validateCoupon({ code: 'WELCOME10', phone, order_total: 120 });
+   * ```
+   */
+  async validateCoupon(input: ValidateCouponInput, options?: CallOptions): Promise<CouponValidation> {
+    const checks = new InputChecks().text('code', input?.code);
+    checkCustomer(checks, input, { required: false });
+    if (input?.order_total !== undefined && !(typeof input.order_total === 'number' && Number.isFinite(input.order_total) && input.order_total >= 0)) {
+      checks.add('order_total', 'must be a number ≥ 0');
+    }
+    checks.throwIfAny();
+    // A read in POST form: repeating it cannot act twice.
+    return this.#requester.send({ method: 'POST', path: '/loyalty/coupons/validate', body: input, schema: CouponValidationSchema, retry: 'safe', options });
+  }
+
+  /**
+   * POST /loyalty/coupons/redeem. `ForbiddenStoreError` for a store outside the key's scope.
+   *
+   * @example
+   * ```ts
+   * const { redemption, idempotency_key } = await client.loyalty.redeemCoupon({ code: 'WELCOME10', phone, store_id, order_id });
+   * ```
+   */
+  async redeemCoupon(input: RedeemCouponInput, options?: CallOptions): Promise<WithIdempotencyKey<CouponRedemption>> {
+    const checks = new InputChecks().text('code', input?.code).text('store_id', input?.store_id);
+    checkCustomer(checks, input, { required: true });
+    checkIdempotencyKey(checks, input?.idempotency_key);
+    checks.throwIfAny();
+    return this.#idempotentWrite('/loyalty/coupons/redeem', input, CouponRedemptionSchema, options);
+  }
+
+  async #points(path: string, input: PointsInput, options: CallOptions | undefined): Promise<WithIdempotencyKey<PointsResult>> {
+    const checks = new InputChecks();
+    checkCustomer(checks, input, { required: true });
+    if (!(Number.isSafeInteger(input?.points) && input.points > 0)) checks.add('points', 'must be a whole number > 0');
+    checkIdempotencyKey(checks, input?.idempotency_key);
+    checks.throwIfAny();
+    return this.#idempotentWrite(path, input, PointsResultSchema, options);
+  }
+
+  /** One key per call, made before the first attempt: every retry sends the same body. */
+  async #idempotentWrite<T extends object>(
+    path: string,
+    input: { idempotency_key?: string },
+    schema: z.ZodMiniType<T>,
+    options: CallOptions | undefined,
+  ): Promise<WithIdempotencyKey<T>> {
+    const idempotencyKey = input.idempotency_key ?? this.#randomUUID();
+    const result = await this.#requester.send({
+      method: 'POST',
+      path,
+      body: { ...input, idempotency_key: idempotencyKey },
+      schema,
+      retry: 'idempotency-key',
+      options,
+    });
+    return { ...result, idempotency_key: idempotencyKey };
+  }
+}
+
+/** Exactly one of `phone` / `external_id` (at most one when not `required`). */
+function checkCustomer(checks: InputChecks, customer: Partial<Record<'phone' | 'external_id', unknown>> | undefined, { required }: { required: boolean }): void {
+  const named = (['phone', 'external_id'] as const).filter((field) => customer?.[field] !== undefined);
+  if (named.length === 2) checks.add('customer', 'name the customer by phone or by external_id, not both');
+  else if (named.length === 0 && required) checks.add('customer', 'name the customer by phone or by external_id');
+  for (const field of named) checks.text(field, customer?.[field]);
+}
+
+function checkIdempotencyKey(checks: InputChecks, key: unknown): void {
+  if (key !== undefined && !(typeof key === 'string' && key.length >= 1 && key.length <= 255)) {
+    checks.add('idempotency_key', 'must be a string of 1 to 255 characters');
+  }
+}
+
+function customerQuery(customer: CustomerRef): { phone?: string; external_id?: string } {
+  return customer.phone !== undefined ? { phone: customer.phone } : { external_id: customer.external_id };
+}

@@ -1,0 +1,130 @@
+import { ApiError, type IntegrationError } from '../errors/index.ts';
+import {
+  CreatedWebhookSchema,
+  WebhookDeliveryListSchema,
+  WebhookEndpointListSchema,
+  WebhookTestResultSchema,
+  type CreatedWebhook,
+  type SubscribableEvent,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookTestResult,
+} from '../schemas/index.ts';
+import { InputChecks, segment } from '../transport/input-checks.ts';
+import type { CallOptions, Requester } from '../transport/types.ts';
+
+/** Body of `webhooks.create`. */
+export interface CreateWebhookInput {
+  /** HTTPS URL of a public receiver (spec 6.3); refused with `SsrfBlockedError` otherwise. */
+  url: string;
+  events: SubscribableEvent[];
+}
+
+/** `webhooks.deliveries(id, options)`: the call options plus how many records to read. */
+export interface DeliveriesOptions extends CallOptions {
+  /**
+   * 1–100, newest first.
+   *
+   * @default 20 (the service's)
+   * @example
+   * ```ts
+   * await client.webhooks.deliveries(id, { limit: 100 });
+   * ```
+   */
+  limit?: number;
+}
+
+/** Webhook endpoints and their delivery log (spec 4.5, scope `webhooks:manage`). */
+export class WebhooksResource {
+  readonly #requester: Requester;
+
+  constructor(requester: Requester) {
+    this.#requester = requester;
+  }
+
+  /**
+   * POST /webhooks. The answer holds the endpoint's `secret`, shown this once: store it. Never
+   * repeated unless the service certainly did not receive it (refused connection, 429, 503), so a
+   * failure cannot register the endpoint twice.
+   *
+   * @example
+   * ```ts
+   * const endpoint = await client.webhooks.create({ url: 'https://erp.example.com/hooks', events: ['order.created', 'order.status_changed'] });
+   * await secrets.put('webhook-secret', endpoint.secret);
+   * ```
+   */
+  async create(input: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook> {
+    const checks = new InputChecks().text('url', input?.url);
+    if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
+    checks.throwIfAny();
+    return this.#requester.send({ method: 'POST', path: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+  }
+
+  /**
+   * GET /webhooks: the key's endpoints with `consecutive_failures` (never a secret).
+   *
+   * @example
+   * ```ts
+   * for (const endpoint of await client.webhooks.list()) console.log(endpoint.url, endpoint.consecutive_failures);
+   * ```
+   */
+  async list(options?: CallOptions): Promise<WebhookEndpoint[]> {
+    const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
+    return page.data;
+  }
+
+  /**
+   * DELETE /webhooks/{id}. An unknown id throws `NotFoundError`; but when a retry meets 404, an
+   * earlier attempt did delete it, and the call resolves.
+   *
+   * @example
+   * ```ts
+   * await client.webhooks.delete(endpoint.id);
+   * ```
+   */
+  async delete(webhookId: string, options?: CallOptions): Promise<void> {
+    new InputChecks().text('webhookId', webhookId).throwIfAny();
+    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId)}`, retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+  }
+
+  /**
+   * GET /webhooks/{id}/deliveries: the delivery log, newest first, without payloads.
+   *
+   * @example
+   * ```ts
+   * const [last] = await client.webhooks.deliveries(endpoint.id, { limit: 1 });
+   * console.log(last?.status, last?.response_status, last?.last_error);
+   * ```
+   */
+  async deliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
+    const { limit, ...callOptions } = options;
+    new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
+    const page = await this.#requester.send({
+      method: 'GET',
+      path: `/webhooks/${segment(webhookId)}/deliveries`,
+      query: { limit },
+      schema: WebhookDeliveryListSchema,
+      retry: 'safe',
+      options: callOptions,
+    });
+    return page.data;
+  }
+
+  /**
+   * POST /webhooks/{id}/test: sends a `webhook.test` delivery to the endpoint. Repeated only when
+   * the service certainly did not receive it.
+   *
+   * @example
+   * ```ts
+   * const { delivery_id } = await client.webhooks.test(endpoint.id);
+   * ```
+   */
+  async test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
+    new InputChecks().text('webhookId', webhookId).throwIfAny();
+    return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId)}/test`, schema: WebhookTestResultSchema, retry: 'unsafe', options });
+  }
+}
+
+function isNotFound(error: IntegrationError): boolean {
+  return error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND';
+}

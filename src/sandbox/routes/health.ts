@@ -1,0 +1,16 @@
+import type { Health } from '../../schemas/health.ts';
+import { isoAt } from '../clock.ts';
+import type { Route } from '../http/route.ts';
+
+/** Spec 4.1: no scope; tells the caller who the key is. */
+export const healthRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/health',
+    scope: null,
+    handler: ({ state, key, services }) => {
+      const body: Health = { status: 'ok', merchant_id: state.merchantId, store_ids: [...key.storeIds], scopes: [...key.scopes], ts: isoAt(services.clock) };
+      return { status: 200, body };
+    },
+  },
+];

@@ -1,0 +1,66 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { cancelTimer, type SandboxClock } from '../clock.ts';
+
+/** Spec 6.3 rule 5: the receiver's body is read up to 256 KB, then discarded. */
+export const MAX_RECEIVER_BODY = 256 * 1024;
+
+export interface AttemptOutcome {
+  /** HTTP status of the receiver's answer; null when there was none (refused, timeout, blocked). */
+  status: number | null;
+  /** Why the attempt failed; null on a 2xx. */
+  error: string | null;
+}
+
+interface PostOptions {
+  clock: SandboxClock;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+/**
+ * One delivery attempt: POST, no redirect following (a 3xx is a failure), a 2xx within the answer
+ * limit, body read up to 256 KB and thrown away. node:http rather than fetch, because fetch would
+ * follow redirects and keep sockets in a pool after `close()`.
+ */
+export function postOnce(target: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<AttemptOutcome> {
+  return new Promise((resolve) => {
+    let status: number | null = null;
+    let settled = false;
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+
+    const finish = (error: string | null) => {
+      if (settled) return;
+      settled = true;
+      cancelTimer(options.clock, timer);
+      options.signal.removeEventListener('abort', onAbort);
+      req.destroy();
+      resolve({ status, error: error ?? judge(status) });
+    };
+    const onAbort = () => finish('the sandbox was closed during the attempt');
+    const seconds = options.timeoutMs / 1000;
+    const timer = options.clock.setTimeout(() => finish(`timeout: no complete answer within ${seconds} s`), options.timeoutMs);
+    options.signal.addEventListener('abort', onAbort, { once: true });
+
+    req.on('response', (res: IncomingMessage) => {
+      status = res.statusCode ?? null;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RECEIVER_BODY) finish(null);
+      });
+      res.on('end', () => finish(null));
+      res.on('error', () => finish(null));
+    });
+    req.on('error', (error) => finish(`connection failed: ${error.message}`));
+    req.end(body);
+  });
+}
+
+function judge(status: number | null): string | null {
+  if (status === null) return 'no answer from the receiver';
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return `receiver answered ${status}; redirects are not followed and count as failures`;
+  return `receiver answered ${status}; only 2xx is success`;
+}

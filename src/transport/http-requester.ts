@@ -1,0 +1,249 @@
+import ky from 'ky';
+import pRetry, { AbortError } from 'p-retry';
+import {
+  ConnectionError,
+  IntegrationError,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+} from '../errors/index.ts';
+import { VERSION } from '../version.ts';
+import { resolveCallOptions, type ResolvedCallOptions } from './call-options.ts';
+import { raceAbort, sleep, type Clock } from './clock.ts';
+import { errorFromAnswer, type Answer } from './error-from-answer.ts';
+import type { Logger } from './logger.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { validateResponse } from './response-issues.ts';
+import { parseRetryAfter } from './retry-after.ts';
+import { backoffDelay, isRetryable } from './retry-policy.ts';
+import { sanitizeCause } from './sanitize-cause.ts';
+import type { RequestSpec, Requester } from './types.ts';
+
+export const API_PREFIX = '/integration/v1';
+
+/** A 429 without `Retry-After` (the service always sends one): the service's own minimum. */
+const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
+
+/** Everything the transport needs, validated by the client's constructor. */
+export interface TransportSettings {
+  apiKey: string;
+  /** Absolute, ending with `/integration/v1`, no trailing slash. */
+  baseUrl: string;
+  timeoutMs: number;
+  totalTimeoutMs: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  limiter: RateLimiter;
+  fetch: typeof globalThis.fetch | undefined;
+  logger: Partial<Logger> | undefined;
+  clock: Clock;
+  random: () => number;
+}
+
+/**
+ * The request pipeline, read top to bottom in `send`: build the URL, take a rate-limit token,
+ * make one attempt under its deadline, map the answer, validate it, and retry what the retry
+ * policy allows. The key lives in a private field: nothing that logs, inspects or serialises the
+ * client can reach it.
+ */
+export class HttpRequester implements Requester {
+  readonly #settings: TransportSettings;
+  readonly #userAgent: string;
+
+  constructor(settings: TransportSettings) {
+    this.#settings = settings;
+    const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+    this.#userAgent = `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}`;
+  }
+
+  async send<T>(spec: RequestSpec<T>): Promise<T> {
+    const call = resolveCallOptions(spec.options, this.#settings);
+    const url = this.#buildUrl(spec);
+    // Errors and logs name the path without its query: queries can carry a customer's phone.
+    const request = { method: spec.method, path: url.pathname };
+    const budget = new Budget(call.totalTimeoutMs);
+
+    return pRetry(
+      async (attemptNumber) => {
+        // Time queued behind our own limiter is not the service's fault: it is not in the budget.
+        await this.#settings.limiter.acquire(call.signal);
+        try {
+          return await this.#attempt(spec, url, request, attemptNumber, call, budget);
+        } catch (error) {
+          if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
+          if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
+          if (error instanceof RateLimitError) {
+            if (this.#retryAfterTooLong(error)) throw new AbortError(error);
+            this.#pauseEveryCall(error, request.path);
+          }
+          if (!isRetryable(error, spec.retry)) throw new AbortError(error);
+          throw error;
+        }
+      },
+      {
+        retries: call.maxRetries,
+        // p-retry has no per-attempt delay: the wait happens in `shouldRetry`, where the budget
+        // and the signal are checked, and p-retry's own delay is kept at 0.
+        minTimeout: 0,
+        maxTimeout: 0,
+        signal: call.signal,
+        shouldRetry: async ({ error, retriesConsumed }) => {
+          const waitMs = error instanceof RateLimitError ? rateLimitWait(error) : backoffDelay(retriesConsumed, this.#settings.random);
+          // No wait is started that would end past the call's deadline: the last error is thrown.
+          if (!budget.allows(waitMs)) return false;
+          await sleep(this.#settings.clock, waitMs, call.signal);
+          budget.spend(waitMs);
+          return true;
+        },
+      },
+    );
+  }
+
+  /** One attempt: its own deadline covers the whole exchange, reading the body included. */
+  async #attempt<T>(
+    spec: RequestSpec<T>,
+    url: URL,
+    request: { method: string; path: string },
+    attemptNumber: number,
+    call: ResolvedCallOptions,
+    budget: Budget,
+  ): Promise<T> {
+    const { clock } = this.#settings;
+    const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
+    const deadline = new AbortController();
+    const cancelDeadline = clock.setTimeout(() => deadline.abort(), attemptTimeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
+    const startedAt = clock.now();
+    let answer: Answer;
+    try {
+      answer = await this.#exchange(spec, url, signal);
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const failure = deadline.signal.aborted
+        ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs))
+        : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, {
+            cause: sanitizeCause(error, [this.#settings.apiKey]),
+          });
+      this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { error: failure.name });
+      throw failure;
+    } finally {
+      cancelDeadline();
+      budget.spend(clock.now() - startedAt);
+    }
+    this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
+
+    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request);
+    if (spec.schema === undefined) return undefined as T;
+    const parsed = parseBody(answer.text);
+    const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
+    if (!validated.ok) throw new ResponseValidationError({ issues: validated.issues, status: answer.status, requestMethod: request.method, requestPath: request.path });
+    return validated.value;
+  }
+
+  /** The HTTP exchange itself; ky sends, everything else (retries, time-outs, errors) is ours. */
+  async #exchange(spec: RequestSpec<unknown>, url: URL, signal: AbortSignal): Promise<Answer> {
+    const headers: Record<string, string> = {
+      'X-API-Key': this.#settings.apiKey,
+      Accept: 'application/json',
+      'User-Agent': this.#userAgent,
+    };
+    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await raceAbort(
+      ky(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        retry: 0,
+        timeout: false,
+        throwHttpErrors: false,
+        // A redirect followed by fetch keeps the X-API-Key header, even to another host.
+        redirect: 'manual',
+        signal,
+        ...(this.#settings.fetch ? { fetch: this.#settings.fetch } : {}),
+      }),
+      signal,
+    );
+    try {
+      const text = await raceAbort(response.text(), signal);
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.#settings.clock.now());
+      return { status: response.status, headers: response.headers, text, retryAfterMs };
+    } catch (error) {
+      response.body?.cancel().catch(() => {});
+      throw error;
+    }
+  }
+
+  #buildUrl(spec: RequestSpec<unknown>): URL {
+    let path = spec.path.startsWith(`${API_PREFIX}/`) || spec.path === API_PREFIX ? spec.path.slice(API_PREFIX.length) : spec.path;
+    if (!path.startsWith('/')) path = `/${path}`;
+    const url = new URL(this.#settings.baseUrl + path);
+    for (const [name, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.append(name, String(value));
+    }
+    return url;
+  }
+
+  #retryAfterTooLong(error: RateLimitError): boolean {
+    return error.retryAfterMs !== undefined && error.retryAfterMs > this.#settings.maxRetryAfterMs;
+  }
+
+  /** The key's budget is shared: every call of this client waits, not only the one that met the 429. */
+  #pauseEveryCall(error: RateLimitError, path: string): void {
+    const pauseMs = rateLimitWait(error);
+    this.#settings.limiter.pause(pauseMs);
+    this.#settings.logger?.warn?.('integration-sdk rate limited: pausing every call of this client', { path, pauseMs });
+  }
+
+  #logAttempt(request: { method: string; path: string }, attempt: number, ms: number, outcome: { status: number } | { error: string }): void {
+    this.#settings.logger?.debug?.('integration-sdk attempt', { method: request.method, path: request.path, ...outcome, attempt, ms: Math.round(ms) });
+  }
+}
+
+/**
+ * The time a call may spend on attempts and waits (`totalTimeoutMs`), counted only while it
+ * works or waits on its own account, not while queued behind the rate limiter.
+ */
+class Budget {
+  readonly #totalMs: number;
+  #spentMs = 0;
+
+  constructor(totalMs: number) {
+    this.#totalMs = totalMs;
+  }
+
+  remaining(): number {
+    return Math.max(0, this.#totalMs - this.#spentMs);
+  }
+
+  /** Whether a wait of `ms` would end before the deadline, leaving time for one more attempt. */
+  allows(ms: number): boolean {
+    return this.#spentMs + ms < this.#totalMs;
+  }
+
+  spend(ms: number): void {
+    this.#spentMs += Math.max(0, ms);
+  }
+}
+
+function rateLimitWait(error: RateLimitError): number {
+  return error.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS;
+}
+
+function timeoutMessage(request: { method: string; path: string }, attempt: number, ms: number, budgetRanOut: boolean): string {
+  return budgetRanOut
+    ? `${request.method} ${request.path} ran out of its totalTimeoutMs during attempt ${attempt} (${ms} ms left)`
+    : `${request.method} ${request.path} did not finish within timeoutMs (${ms} ms, body included) on attempt ${attempt}`;
+}
+
+function parseBody(text: string): { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] } {
+  if (text === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, issues: [{ path: '', message: 'the body is not JSON' }] };
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

@@ -1,0 +1,35 @@
+/**
+ * What is kept of a low-level error: ky's errors hold the `Request`, whose headers hold the API
+ * key, and their messages hold the URL, whose query may hold a phone number.
+ */
+export interface SanitizedCause {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+/**
+ * The innermost error of the `cause` chain that says what happened (e.g. `ECONNREFUSED`), as a
+ * fresh `Error` with only name, message (query strings cut out) and code.
+ */
+export function sanitizeCause(error: unknown, secrets: readonly string[]): Error {
+  let current: unknown = error;
+  let best: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    best = current;
+    if (typeof (current as { code?: unknown }).code === 'string') break;
+    current = current.cause;
+  }
+  const source = best instanceof Error ? best : new Error(String(best));
+  const clean = new Error(scrub(source.message, secrets));
+  Object.defineProperty(clean, 'name', { value: source.name, enumerable: false, configurable: true, writable: true });
+  const code = (source as { code?: unknown }).code;
+  if (typeof code === 'string') Object.assign(clean, { code });
+  return clean;
+}
+
+function scrub(message: string, secrets: readonly string[]): string {
+  let text = message.replace(/\?[^\s)'"]*/g, '?…');
+  for (const secret of secrets) if (secret) text = text.split(secret).join('[redacted]');
+  return text;
+}

@@ -1,0 +1,34 @@
+/**
+ * `integration-sdk/webhooks`: verify, sign and receive the service's signed deliveries (spec 6).
+ * Small on purpose, and free of `node:*` imports so that it loads on edge runtimes: it pulls in no
+ * HTTP client, only zod/mini for the event schemas.
+ */
+export { verifyWebhook } from './verify-webhook.ts';
+export { verifyWebhookAsync } from './verify-webhook-async.ts';
+export { signWebhook } from './sign-webhook.ts';
+export { createWebhookHandler } from './create-webhook-handler.ts';
+export { WebhookVerificationError, type WebhookVerificationReason } from '../errors/webhook-verification-error.ts';
+
+export type { VerifyWebhookOptions } from './options.ts';
+export type { WebhookRawBody } from './raw-body.ts';
+export type { WebhookHeaders } from './read-header.ts';
+export type { WebhookSecret } from './secrets.ts';
+export type { SignWebhookOptions, SignedWebhook, SignedWebhookHeaders, WebhookPayload } from './sign-webhook.ts';
+export type {
+  KnownWebhookEvent,
+  NodeRequestLike,
+  NodeResponseLike,
+  NodeWebhookListener,
+  WebhookHandler,
+  WebhookHandlerOptions,
+} from './handler-types.ts';
+export type {
+  WebhookEvent,
+  OrderCreatedEvent,
+  OrderStatusChangedEvent,
+  WebhookTestEvent,
+  UnknownWebhookEvent,
+  UnknownEventName,
+  WebhookTestData,
+} from '../schemas/events.ts';
+export type { Order, OrderStatusChange } from '../schemas/order.ts';

@@ -1,0 +1,68 @@
+import {
+  EVENT_DATA_SCHEMAS,
+  EventEnvelopeSchema,
+  isKnownEventName,
+  type WebhookEvent,
+} from '../schemas/events.ts';
+import { fail, failMissingHeader } from './fail.ts';
+import { DELIVERY_HEADERS, type DeliveryHeaderName } from './header-names.ts';
+import { readHeader, type WebhookHeaders } from './read-header.ts';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly code?: string;
+  readonly expected?: unknown;
+}
+
+/**
+ * The typed event from a body whose signature has already been checked: the envelope, then the
+ * headers' agreement with it, then the known event's `data`. An unknown event name is returned as
+ * is with `data: unknown` (spec 6: receivers ignore events they do not recognise).
+ */
+export function parseEvent(body: Uint8Array, headers: WebhookHeaders): WebhookEvent {
+  const envelope = EventEnvelopeSchema.safeParse(parseJson(body));
+  if (!envelope.success) {
+    return fail('invalid_payload', `The body is not a delivery { event, delivery_id, ts, data }: ${describeIssues(envelope.error.issues, '')}.`);
+  }
+  const event = envelope.data;
+  checkAgreement(headers, DELIVERY_HEADERS.event, event.event, 'event');
+  checkAgreement(headers, DELIVERY_HEADERS.deliveryId, event.delivery_id, 'delivery_id');
+  if (!isKnownEventName(event.event)) return event as WebhookEvent;
+
+  const data = EVENT_DATA_SCHEMAS[event.event].safeParse(event.data);
+  if (!data.success) {
+    return fail(
+      'invalid_payload',
+      `The ${event.event} data does not have the documented shape: ${describeIssues(data.error.issues, 'data')}.`,
+    );
+  }
+  return { ...event, data: data.data } as WebhookEvent;
+}
+
+function parseJson(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(body));
+  } catch {
+    return fail('invalid_payload', 'The signed body is not UTF-8 JSON.');
+  }
+}
+
+// Spec 6.1 sends the event name and delivery id twice; a difference means one was altered in transit.
+function checkAgreement(headers: WebhookHeaders, header: DeliveryHeaderName, bodyValue: string, field: string): void {
+  const headerValue = readHeader(headers, header);
+  if (headerValue === undefined) failMissingHeader(header);
+  if (headerValue !== bodyValue) fail('header_mismatch', `The ${header} header differs from the body's ${field}.`);
+}
+
+// Paths and expected types only: a value could be personal data (spec 2.7).
+function describeIssues(issues: readonly Issue[], root: string): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = [root, ...issue.path.map(String)].filter(Boolean).join('.');
+      return `${path}: ${issue.code === 'invalid_type' ? `expected ${String(issue.expected)}` : issue.code}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,96 @@
+import { ConfigurationError } from '../errors/integration-error.ts';
+import type { KnownEventName } from '../schemas/events.ts';
+import type { OpenEnum } from '../schemas/open-enum.ts';
+import { DELIVERY_HEADERS } from './header-names.ts';
+import { nodeCrypto } from './node-crypto.ts';
+import { secretList } from './secrets.ts';
+import { signedContent, toHex } from './signature.ts';
+
+/** What to deliver: the event name and its `data`, as in the body the service sends. */
+export interface WebhookPayload {
+  event: OpenEnum<KnownEventName>;
+  data: unknown;
+}
+
+/** Options of {@link signWebhook}. */
+export interface SignWebhookOptions {
+  payload: WebhookPayload;
+  /** The endpoint's `whsec_` secret. */
+  secret: string;
+  /**
+   * When the delivery is signed: a `Date`, or integer epoch seconds as in `X-Service-Timestamp`.
+   * @default now
+   */
+  timestamp?: Date | number;
+  /**
+   * `X-Service-Delivery-Id` and the body's `delivery_id`.
+   * @default crypto.randomUUID()
+   */
+  deliveryId?: string;
+}
+
+/**
+ * Spec 6.1: the headers of a delivery, named as the service sends them. A type alias rather than an
+ * interface so that it fits `fetch`'s `HeadersInit` and header records as is.
+ */
+export type SignedWebhookHeaders = {
+  'Content-Type': 'application/json';
+  'X-Service-Event': string;
+  'X-Service-Delivery-Id': string;
+  'X-Service-Timestamp': string;
+  'X-Service-Signature-256': string;
+};
+
+/** A delivery as the service would send it: pass `body` and `headers` unchanged to your receiver. */
+export interface SignedWebhook {
+  body: string;
+  headers: SignedWebhookHeaders;
+}
+
+// Epoch seconds stay below this until the year 5138; a larger number is almost surely milliseconds.
+const LARGEST_PLAUSIBLE_SECONDS = 1e11;
+
+/**
+ * Builds a delivery exactly as the service sends it (spec 6.1 and 6.2), for testing your own
+ * receiver: body `{ event, delivery_id, ts, data }` and the five headers, signed with `secret`.
+ * Synchronous, with `node:crypto` (Node, Bun, Deno).
+ *
+ * @example
+ * ```ts
+ * import { signWebhook } from 'integration-sdk/webhooks';
+ *
+ * const { body, headers } = signWebhook({
+ *   payload: { event: 'webhook.test', data: { webhook_id: 'w_1', message: 'hello' } },
+ *   secret: 'whsec_test',
+ * });
+ * const response = await fetch('http://127.0.0.1:3000/webhooks', { method: 'POST', headers: { ...headers }, body });
+ * ```
+ */
+export function signWebhook(options: SignWebhookOptions): SignedWebhook {
+  const { createHmac } = nodeCrypto('signWebhook');
+  const [secret] = secretList(options.secret);
+  const { event, data } = options.payload;
+  const ts = timestampSeconds(options.timestamp);
+  const deliveryId = options.deliveryId ?? globalThis.crypto.randomUUID();
+  const body = JSON.stringify({ event, delivery_id: deliveryId, ts, data });
+  const timestamp = String(ts);
+  const digest = createHmac('sha256', secret as string).update(signedContent(timestamp, new TextEncoder().encode(body))).digest();
+  return {
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      [DELIVERY_HEADERS.event]: event,
+      [DELIVERY_HEADERS.deliveryId]: deliveryId,
+      [DELIVERY_HEADERS.timestamp]: timestamp,
+      [DELIVERY_HEADERS.signature]: `sha256=${toHex(digest)}`,
+    },
+  };
+}
+
+function timestampSeconds(timestamp: Date | number | undefined): number {
+  if (timestamp === undefined) return Math.floor(Date.now() / 1000);
+  const seconds = timestamp instanceof Date ? Math.floor(timestamp.getTime() / 1000) : timestamp;
+  if (Number.isSafeInteger(seconds) && seconds >= 0 && seconds < LARGEST_PLAUSIBLE_SECONDS) return seconds;
+  const hint = seconds >= LARGEST_PLAUSIBLE_SECONDS ? ' (this looks like milliseconds)' : '';
+  throw new ConfigurationError(`timestamp must be a valid Date or integer epoch seconds${hint}.`);
+}

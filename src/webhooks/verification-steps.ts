@@ -1,0 +1,63 @@
+import type { WebhookEvent } from '../schemas/events.ts';
+import { epochSeconds, toleranceOf } from './clock.ts';
+import { constantTimeEqual } from './constant-time.ts';
+import { fail, failMissingHeader } from './fail.ts';
+import { DELIVERY_HEADERS } from './header-names.ts';
+import type { VerifyWebhookOptions } from './options.ts';
+import { parseEvent } from './parse-event.ts';
+import { rawBodyBytes, type WebhookRawBody } from './raw-body.ts';
+import { readHeader, type WebhookHeaders } from './read-header.ts';
+import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
+import { readSignature, signedContent } from './signature.ts';
+import { readTimestamp, checkTolerance } from './timestamp.ts';
+
+/**
+ * Everything both verifiers share: they differ only in how they compute HMAC-SHA256 (node:crypto or
+ * Web Crypto), which happens between {@link checkBeforeSignature} and {@link completeVerification}.
+ */
+export interface PendingDelivery {
+  readonly body: Uint8Array;
+  readonly headers: WebhookHeaders;
+  readonly secrets: readonly string[];
+  /** `<timestamp>.<raw body>`, the bytes to sign. */
+  readonly signedContent: Uint8Array<ArrayBuffer>;
+  /** The 32 bytes of the received signature. */
+  readonly signature: Uint8Array;
+}
+
+/** The checks before any cryptography, in the order the SDK surface fixes. */
+export function checkBeforeSignature(
+  rawBody: WebhookRawBody,
+  headers: WebhookHeaders,
+  secret: WebhookSecret,
+  options: VerifyWebhookOptions,
+): PendingDelivery {
+  const secrets = secretList(secret);
+  const toleranceSeconds = toleranceOf(options.toleranceSeconds);
+  const nowSeconds = epochSeconds(options.now);
+  const body = rawBodyBytes(rawBody);
+
+  const signatureHeader = readHeader(headers, DELIVERY_HEADERS.signature);
+  const timestampHeader = readHeader(headers, DELIVERY_HEADERS.timestamp);
+  if (signatureHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.signature);
+  if (timestampHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.timestamp);
+
+  checkTolerance(readTimestamp(timestampHeader), nowSeconds, toleranceSeconds);
+  const signature = readSignature(signatureHeader);
+  return { body, headers, secrets, signature, signedContent: signedContent(timestampHeader, body) };
+}
+
+/** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
+export function completeVerification(delivery: PendingDelivery, digests: readonly Uint8Array[]): WebhookEvent {
+  // Every digest is compared, so the time taken does not tell which secret matched.
+  const matched = digests.map((digest) => constantTimeEqual(digest, delivery.signature)).includes(true);
+  if (!matched) {
+    fail(
+      'signature_mismatch',
+      'No signature matches: was the body parsed and re-serialised before verifying? Use the raw bytes. ' +
+        'Is the secret the whsec_ value shown at creation, without whitespace?' +
+        secretHints(delivery.secrets),
+    );
+  }
+  return parseEvent(delivery.body, delivery.headers);
+}

@@ -1,0 +1,51 @@
+import type { WebhookEvent } from '../schemas/events.ts';
+import { nodeCrypto } from './node-crypto.ts';
+import type { VerifyWebhookOptions } from './options.ts';
+import type { WebhookRawBody } from './raw-body.ts';
+import type { WebhookHeaders } from './read-header.ts';
+import type { WebhookSecret } from './secrets.ts';
+import { checkBeforeSignature, completeVerification } from './verification-steps.ts';
+
+/**
+ * Verifies a delivery and returns its typed event; throws `WebhookVerificationError` (with a
+ * `reason`) when it is not genuine. Checks, in order: the signature and timestamp headers exist, the
+ * timestamp is an integer within `toleranceSeconds` of now (both directions), the signature has the
+ * form `sha256=<64 lowercase hex>` and equals HMAC-SHA256(secret, `<timestamp>.<raw body>`)
+ * (constant time; any secret of an array may match). Only then is the body parsed, and its `event`
+ * and `delivery_id` must equal the `X-Service-Event` and `X-Service-Delivery-Id` headers.
+ *
+ * Synchronous, with `node:crypto` (Node, Bun, Deno). On edge runtimes use {@link verifyWebhookAsync}.
+ *
+ * @param rawBody the body exactly as received: never a parsed and re-serialised object.
+ * @param headers a Fetch `Headers` or a Node-style record, names in any case.
+ * @param secret the endpoint's `whsec_` secret, or several while rotating.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { verifyWebhook, WebhookVerificationError } from 'integration-sdk/webhooks';
+ *
+ * app.post('/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
+ *   let event;
+ *   try {
+ *     event = verifyWebhook(req.body, req.headers, process.env.WEBHOOK_SECRET!);
+ *   } catch (error) {
+ *     if (error instanceof WebhookVerificationError) return res.status(400).send(error.reason);
+ *     throw error;
+ *   }
+ *   if (event.event === 'order.created') console.log(event.data.display_number);
+ *   res.sendStatus(200);
+ * });
+ * ```
+ */
+export function verifyWebhook(
+  rawBody: WebhookRawBody,
+  headers: WebhookHeaders,
+  secret: WebhookSecret,
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
+  const { createHmac } = nodeCrypto('verifyWebhook');
+  const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  const digests = delivery.secrets.map((key) => createHmac('sha256', key).update(delivery.signedContent).digest());
+  return completeVerification(delivery, digests);
+}

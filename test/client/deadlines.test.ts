@@ -1,0 +1,158 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InternalServerError, RateLimitError, TimeoutError } from '../../src/index.ts';
+import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from './helpers.ts';
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Headers at once, then one chunk of the body, then nothing: a stalled download. */
+const trickling: Reply = () =>
+  new Response(
+    new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"status":"o'));
+      },
+    }),
+    { status: 200, headers: { 'content-type': 'application/json' } },
+  );
+
+/** Never answers and ignores the abort signal, like a careless custom fetch. */
+const silent: Reply = () => new Promise<Response>(() => {});
+
+/** Runs fake time until the call settles; returns the outcome and when it settled. */
+async function timed<T>(promise: Promise<T>, budgetMs = 600_000) {
+  let settledAt: number | undefined;
+  const outcome = settle(promise).then((result) => {
+    settledAt = Date.now();
+    return result;
+  });
+  for (let elapsed = 0; settledAt === undefined && elapsed < budgetMs; elapsed += 10) await vi.advanceTimersByTimeAsync(10);
+  return { ...(await outcome), settledAt };
+}
+
+describe('attempt time-out (timeoutMs) covers reading the body', () => {
+  it('a body that trickles and stalls is a TimeoutError at timeoutMs', async () => {
+    const service = fakeService(trickling);
+    const { error, settledAt } = await timed(makeClient(service.fetch, { timeoutMs: 1000, maxRetries: 0 }).health());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('timeoutMs');
+    expect(settledAt).toBe(1000);
+  });
+
+  it('a fetch that never answers (and ignores the signal) is a TimeoutError too', async () => {
+    const { error, settledAt } = await timed(makeClient(fakeService(silent).fetch, { timeoutMs: 2000, maxRetries: 0 }).health());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(settledAt).toBe(2000);
+  });
+
+  it('a timed-out attempt is retried for a safe call', async () => {
+    const service = fakeService(trickling, json(200, HEALTH));
+    const { value } = await timed(makeClient(service.fetch, { timeoutMs: 1000 }).health());
+    expect(value).toEqual(HEALTH);
+    expect(service.requests).toHaveLength(2);
+  });
+
+  it('a timed-out webhooks.create is not repeated (it may have been processed)', async () => {
+    const service = fakeService(silent);
+    const { error } = await timed(makeClient(service.fetch, { timeoutMs: 1000 }).webhooks.create({ url: 'https://x.example', events: ['order.created'] }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('per-call timeoutMs overrides the client', async () => {
+    const { settledAt } = await timed(makeClient(fakeService(silent).fetch, { maxRetries: 0 }).health({ timeoutMs: 250 }));
+    expect(settledAt).toBe(250);
+  });
+});
+
+describe('totalTimeoutMs bounds attempts and waits together', () => {
+  it('no backoff is started that would end past the deadline: the last error is thrown', async () => {
+    // random() = 1: attempts at 0, 500, 1500; the next wait (2000 ms) would end at 3500 > 2000.
+    const service = fakeService(envelope(500, 'INTERNAL'));
+    const { error, settledAt } = await timed(makeClient(service.fetch, { totalTimeoutMs: 2000, maxRetries: 10 }).health());
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(service.requests.map((r) => r.at)).toEqual([0, 500, 1500]);
+    expect(settledAt).toBe(1500);
+  });
+
+  it('a Retry-After wait past the deadline is not started', async () => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '5' }), json(200, HEALTH));
+    const { error, settledAt } = await timed(makeClient(service.fetch).health({ totalTimeoutMs: 3000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(settledAt).toBe(0);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('the remaining budget shortens the last attempt', async () => {
+    const { error, settledAt } = await timed(makeClient(fakeService(silent).fetch, { timeoutMs: 30_000, totalTimeoutMs: 1200 }).health());
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('totalTimeoutMs');
+    expect(settledAt).toBe(1200);
+  });
+
+  it('time queued behind the client’s own rate limiter does not count', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const client = makeClient(service.fetch, { rateLimit: { requestsPerMinute: 60, burst: 1 } });
+    await timed(client.health());
+    // The bucket is empty: the next call queues ~1 s, more than its whole budget, and still succeeds.
+    const { value, error } = await timed(client.health({ totalTimeoutMs: 300, timeoutMs: 300 }));
+    expect(error).toBeUndefined();
+    expect(value).toEqual(HEALTH);
+    expect(service.requests[1]!.at).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('aborting the signal stops the call at once', () => {
+  it('during a backoff wait: rejects with the signal’s reason, no further attempt', async () => {
+    const service = fakeService(envelope(500, 'INTERNAL'));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const { error, settledAt } = await timed(makeClient(service.fetch).health({ signal: controller.signal }));
+    expect(error).toBeInstanceOf(DOMException);
+    expect((error as DOMException).name).toBe('AbortError');
+    expect(settledAt).toBe(200);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('during a Retry-After wait, with a custom reason', async () => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '30' }));
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    setTimeout(() => controller.abort(reason), 1000);
+    const { error, settledAt } = await timed(makeClient(service.fetch).health({ signal: controller.signal }));
+    expect(error).toBe(reason);
+    expect(settledAt).toBe(1000);
+  });
+
+  it('while the body is being read', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const { error, settledAt } = await timed(makeClient(fakeService(trickling).fetch).health({ signal: controller.signal }));
+    expect((error as Error).name).toBe('AbortError');
+    expect(settledAt).toBe(50);
+  });
+
+  it('while queued behind the rate limiter', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const client = makeClient(service.fetch, { rateLimit: { requestsPerMinute: 6, burst: 1 } });
+    await timed(client.health());
+    const controller = new AbortController();
+    const start = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    const { error, settledAt } = await timed(client.health({ signal: controller.signal }));
+    expect((error as Error).name).toBe('AbortError');
+    expect(settledAt! - start).toBe(100);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const { error } = await timed(makeClient(service.fetch).health({ signal: AbortSignal.abort() }));
+    expect((error as Error).name).toBe('AbortError');
+    expect(service.requests).toHaveLength(0);
+  });
+});
