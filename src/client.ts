@@ -8,7 +8,7 @@ import { HealthSchema, type Health } from './schemas/index.ts';
 import { transportSettingsFrom, type IntegrationClientOptions } from './transport/client-options.ts';
 import { HttpRequester } from './transport/http-requester.ts';
 import { InputChecks } from './transport/input-checks.ts';
-import type { CallOptions, HttpMethod } from './transport/types.ts';
+import type { CallOptions, HttpMethod, RetryMode } from './transport/types.ts';
 
 /**
  * `client.request(input)`: a route this SDK does not wrap yet.
@@ -20,6 +20,7 @@ import type { CallOptions, HttpMethod } from './transport/types.ts';
  * ```
  */
 export interface RawRequest {
+  /** `GET`, `POST`, `PUT`, `PATCH` or `DELETE` (any case). */
   method: HttpMethod;
   /** Relative to `/integration/v1` (`'/health'`); a path already starting with it is used as is. */
   path: string;
@@ -29,9 +30,12 @@ export interface RawRequest {
   body?: unknown;
   /**
    * Whether repeating the request cannot act twice. `true` retries it like a GET; `false` repeats
-   * it only when the service certainly did not receive it (refused connection, 429, 503).
+   * it only when the service certainly did not receive it (refused connection, 429, 503). A body
+   * with an `idempotency_key` string is repeated like a GET and also on 409 `CONFLICT`, with the
+   * same key, unless this is `false`.
    *
-   * @default true for GET, PUT and DELETE; false for POST and PATCH
+   * @default true for GET, PUT and DELETE, and for a body carrying an `idempotency_key`; false for
+   * other POST and PATCH
    */
   idempotent?: boolean;
 }
@@ -153,17 +157,27 @@ export class IntegrationClient {
       checks.add('path', 'must be a path relative to /integration/v1, not a URL: the key is sent only to baseUrl');
     }
     checks.throwIfAny();
-    const idempotent = input.idempotent ?? IDEMPOTENT_METHODS.includes(method!);
     return this.#requester.send({
       method: method!,
       path: input.path,
       query: input.query,
       body: input.body,
       schema: z.unknown(),
-      retry: idempotent ? 'safe' : 'unsafe',
+      retry: retryModeOf(input, method!),
       options,
     });
   }
+}
+
+/**
+ * A body carrying an `idempotency_key` makes a repeat safe, and a 409 `CONFLICT` worth repeating
+ * with the same key (surface document, "Retries"), unless the caller said `idempotent: false`.
+ */
+function retryModeOf(input: RawRequest, method: HttpMethod): RetryMode {
+  const body = input.body as { idempotency_key?: unknown } | null | undefined;
+  const carriesKey = typeof body === 'object' && body !== null && typeof body.idempotency_key === 'string';
+  if (carriesKey && input.idempotent !== false) return 'idempotency-key';
+  return (input.idempotent ?? IDEMPOTENT_METHODS.includes(method)) ? 'safe' : 'unsafe';
 }
 
 export type { IntegrationClientOptions };

@@ -34,6 +34,7 @@ export class ApiError extends IntegrationError {
   readonly code: string;
   /** The envelope's `error.details`; `undefined` when the service sent none (it never sends null). */
   readonly details: unknown;
+  /** HTTP method of the failed request, e.g. `GET`. */
   readonly requestMethod: string;
   /** Path of the request relative to the host, without the query string. */
   readonly requestPath: string;

@@ -9,7 +9,10 @@ export class ConnectionError extends IntegrationError {
   static override readonly errorName: string = 'ConnectionError';
 }
 
-/** An attempt did not finish, body included, within `timeoutMs`; or the call's `totalTimeoutMs` ran out. */
+/**
+ * An attempt did not finish, body included, within `timeoutMs`; or the call's `totalTimeoutMs` ran
+ * out. `cause` is the sanitised abort (a `TimeoutError` naming the limit in milliseconds).
+ */
 export class TimeoutError extends ConnectionError {
   static override readonly errorName: string = 'TimeoutError';
 }
@@ -26,9 +29,13 @@ export interface ResponseIssue {
  */
 export class ResponseValidationError extends IntegrationError {
   static override readonly errorName: string = 'ResponseValidationError';
+  /** Where the body differs from the expected shape: paths and expected types, never values. */
   readonly issues: ResponseIssue[];
+  /** HTTP status of the answer (a 2xx). */
   readonly status: number;
+  /** HTTP method of the request. */
   readonly requestMethod: string;
+  /** Path of the request, without the query string. */
   readonly requestPath: string;
 
   constructor(init: { issues: ResponseIssue[]; status: number; requestMethod: string; requestPath: string }) {
@@ -57,7 +64,9 @@ export class ResponseValidationError extends IntegrationError {
  */
 export class BulkOperationError<Partial = unknown> extends IntegrationError {
   static override readonly errorName: string = 'BulkOperationError';
+  /** The merged result (`{ sync_ids, summary, results }`) of every batch that succeeded. */
   readonly partial: Partial;
+  /** The failed batch's error (an `ApiError`, `ConnectionError`…). */
   declare readonly cause: unknown;
 
   constructor(message: string, init: { partial: Partial; cause: unknown }) {

@@ -23,6 +23,7 @@ export interface InputIssue {
  */
 export class InvalidInputError extends IntegrationError {
   static override readonly errorName: string = 'InvalidInputError';
+  /** Every rejected argument: `{ path, message }`, never the value. */
   readonly issues: InputIssue[];
 
   constructor(issues: InputIssue[]) {

@@ -35,6 +35,7 @@ export interface ValidationIssue {
 /** 400 `VALIDATION_ERROR`: the payload is invalid; `issues` lists `{ path, message }`. */
 export class ValidationError extends ApiError {
   static override readonly errorName: string = 'ValidationError';
+  /** `details` of the envelope as `{ path, message }[]`; empty when the service sent none. */
   readonly issues: ValidationIssue[];
 
   constructor(init: ApiErrorInit) {
@@ -81,6 +82,7 @@ export class InsufficientBalanceError extends ApiError {
 /** 422 `UNMAPPED_ITEMS` (legacy): `externalIds` lists the product keys with no mapped product. */
 export class UnmappedItemsError extends ApiError {
   static override readonly errorName: string = 'UnmappedItemsError';
+  /** The product `external_id`s without a mapped product, from `details`. */
   readonly externalIds: string[];
 
   constructor(init: ApiErrorInit) {

@@ -26,6 +26,7 @@ export type WebhookVerificationReason =
  */
 export class WebhookVerificationError extends IntegrationError {
   static override readonly errorName: string = 'WebhookVerificationError';
+  /** Which check failed, e.g. `signature_mismatch`. */
   readonly reason: WebhookVerificationReason;
 
   constructor(reason: WebhookVerificationReason, message: string) {

@@ -17,6 +17,7 @@ import type { CallOptions, Requester } from '../transport/types.ts';
 export interface CreateWebhookInput {
   /** HTTPS URL of a public receiver (spec 6.3); refused with `SsrfBlockedError` otherwise. */
   url: string;
+  /** Events to subscribe to: `order.created`, `order.status_changed`. */
   events: SubscribableEvent[];
 }
 

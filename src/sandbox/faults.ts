@@ -8,6 +8,7 @@ import { seededRandom, type RandomSource } from './random.ts';
  */
 export type FaultKind = 'error500' | 'error503' | 'error429' | 'processed500' | 'drop';
 
+/** Every fault the sandbox can inject (see `FaultOptions`). */
 export const FAULT_KINDS: readonly FaultKind[] = ['error500', 'error503', 'error429', 'processed500', 'drop'];
 
 /**

@@ -11,6 +11,7 @@ import type { StoreStock } from './state.ts';
 import type { DeliveryView } from './webhooks/delivery-engine.ts';
 import type { HostResolver } from './webhooks/ssrf.ts';
 
+/** Options of `createSandbox(options)`. */
 export interface SandboxOptions {
   /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
   port?: number;
@@ -49,6 +50,7 @@ export interface SandboxKeys {
   readOnly: string;
 }
 
+/** One seeded key: the complete key, its id, scopes and stores. */
 export interface SandboxKeyInfo {
   apiKey: string;
   keyId: string;
@@ -59,6 +61,7 @@ export interface SandboxKeyInfo {
 
 /** What the sandbox starts with, for tests and demos to read. */
 export interface SandboxSeed {
+  /** The seeded merchant. */
   merchantId: string;
   stores: Array<{ id: string; name: string }>;
   keys: Record<keyof SandboxKeys, SandboxKeyInfo>;
@@ -79,16 +82,21 @@ export interface ProductSnapshot {
   stores: Record<string, StoreStock>;
 }
 
+/** A running sandbox, as `createSandbox()` resolves it: its `url` and keys for the client, the platform's side (`createOrder`, `setOrderStatus`), `handle` for msw, and `close`. */
 export interface Sandbox {
   /** Base URL for the client, e.g. `http://127.0.0.1:53211` (the client appends `/integration/v1`). */
   url: string;
+  /** The TCP port on 127.0.0.1. */
   port: number;
   /** The full-scope key. */
   apiKey: string;
+  /** Seeded keys with different scopes and stores: `full` (= `apiKey`), `oneStore`, `readOnly`. */
   keys: SandboxKeys;
   /** The merchant's stores; `oneStore` is limited to the first. */
   storeIds: string[];
+  /** The seeded merchant. */
   merchantId: string;
+  /** Everything seeded: stores, keys, loyalty program, customers, coupons, products. */
   seed: SandboxSeed;
   /**
    * Plays the platform: creates an order (spec 2.7, defaults for everything left out) and emits
@@ -131,6 +139,7 @@ export interface Sandbox {
   setLoyaltyProgramActive(active: boolean): void;
   /** While on, writes to this store fail per item with STORE_WRITE_FAILED. */
   setStoreWriteFailure(storeId: string, failing: boolean): void;
+  /** A catalog product as stored, or `undefined` (the API has no product read). */
   getProduct(externalId: string): ProductSnapshot | undefined;
   /** Stops the server and every pending delivery timer and attempt. */
   close(): Promise<void>;

@@ -8,4 +8,5 @@ export const ErrorEnvelopeSchema = z.looseObject({
     details: z.optional(z.unknown()),
   }),
 });
+/** The error envelope of every non-2xx answer (spec 2.10). */
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;

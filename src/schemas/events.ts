@@ -12,6 +12,7 @@ export const EventEnvelopeSchema = z.looseObject({
 
 /** `data` of `webhook.test` (wire assumption). */
 export const WebhookTestDataSchema = z.looseObject({ webhook_id: z.string(), message: z.string() });
+/** `data` of a `webhook.test` delivery: the endpoint tested and a message. */
 export type WebhookTestData = z.infer<typeof WebhookTestDataSchema>;
 
 /** The `data` schema of each known event; any other event name is an unknown event. */
@@ -21,6 +22,7 @@ export const EVENT_DATA_SCHEMAS = {
   'webhook.test': WebhookTestDataSchema,
 } as const;
 
+/** The event names this SDK version types: `order.created`, `order.status_changed`, `webhook.test`. */
 export type KnownEventName = keyof typeof EVENT_DATA_SCHEMAS;
 
 interface EventBase<Name, Data> {
@@ -31,8 +33,11 @@ interface EventBase<Name, Data> {
   [key: string]: unknown;
 }
 
+/** `order.created`: sent once per order, with the full order (spec 2.7) in `data`. Holds personal data. */
 export type OrderCreatedEvent = EventBase<'order.created', Order>;
+/** `order.status_changed`: the status summary of spec 2.8 in `data` (no items). */
 export type OrderStatusChangedEvent = EventBase<'order.status_changed', OrderStatusChange>;
+/** `webhook.test`: sent by `client.webhooks.test(id)`. */
 export type WebhookTestEvent = EventBase<'webhook.test', WebhookTestData>;
 
 /**
@@ -50,6 +55,7 @@ export type UnknownWebhookEvent = EventBase<UnknownEventName, unknown>;
 /** Every delivery `verifyWebhook` can return, discriminated on `event`. */
 export type WebhookEvent = OrderCreatedEvent | OrderStatusChangedEvent | WebhookTestEvent | UnknownWebhookEvent;
 
+/** Whether `name` is an event this SDK version types (see {@link KnownEventName}). */
 export function isKnownEventName(name: string): name is KnownEventName {
   return Object.hasOwn(EVENT_DATA_SCHEMAS, name);
 }

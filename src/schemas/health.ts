@@ -9,6 +9,7 @@ export const HealthSchema = z.looseObject({
   scopes: z.array(z.string()),
   ts: z.string(),
 });
+/** Answer of `client.health()`: `{ status, merchant_id, store_ids, scopes, ts }` (an empty `store_ids` means every store). */
 export type Health = z.infer<typeof HealthSchema>;
 
 /** The scopes of spec part 5 (`orders:write` no longer exists). */

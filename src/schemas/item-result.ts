@@ -6,4 +6,5 @@ export const ItemErrorSchema = z.looseObject({
   code: openEnum(['VALIDATION_ERROR', 'FORBIDDEN_STORE', 'STORE_WRITE_FAILED', 'INTERNAL', 'PRODUCT_NOT_FOUND']),
   message: z.string(),
 });
+/** Why one item of a bulk write failed: `{ code, message }` (`VALIDATION_ERROR`, `FORBIDDEN_STORE`, `STORE_WRITE_FAILED`, `INTERNAL`, `PRODUCT_NOT_FOUND`, or a newer code). */
 export type ItemError = z.infer<typeof ItemErrorSchema>;

@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
  */
 export type OpenEnum<Known extends string> = Known | (string & {});
 
+/** A zod schema for an {@link OpenEnum}: any string passes; `_known` only feeds the type. */
 export function openEnum<const Known extends string>(_known: readonly Known[]): z.ZodMiniType<OpenEnum<Known>, OpenEnum<Known>> {
   return z.string() as unknown as z.ZodMiniType<OpenEnum<Known>, OpenEnum<Known>>;
 }

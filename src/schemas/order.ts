@@ -3,10 +3,14 @@ import { openEnum } from './open-enum.ts';
 
 /** Values seen in payloads and used by the sandbox; any other string is accepted. */
 export const ORDER_STATUSES = ['pending', 'confirmed', 'preparing', 'dispatched', 'delivered', 'cancelled'] as const;
+/** Order `status`: the known values plus any other string. */
 export const OrderStatusSchema = openEnum(ORDER_STATUSES);
+/** An order status: `pending`, `confirmed`, `preparing`, `dispatched`, `delivered`, `cancelled`, or a value this version does not list. */
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
+/** Order `source_channel`: the known values plus any other string. */
 export const SourceChannelSchema = openEnum(['catalog', 'whatsapp', 'manual', 'marketplace']);
+/** Where an order was born: `catalog`, `whatsapp`, `manual`, `marketplace`, or a newer channel. */
 export type SourceChannel = z.infer<typeof SourceChannelSchema>;
 
 /** Spec 2.7 `customer.address`; `complement` may be absent (the delivery address sample has none). */
@@ -19,8 +23,10 @@ export const AddressSchema = z.looseObject({
   city: z.string(),
   state: z.string(),
 });
+/** A postal address of spec 2.7 (personal data). */
 export type Address = z.infer<typeof AddressSchema>;
 
+/** One order line of spec 2.7. */
 export const OrderItemSchema = z.looseObject({
   external_id: z.string(),
   product_name: z.string(),
@@ -31,6 +37,7 @@ export const OrderItemSchema = z.looseObject({
   notes: z.optional(z.nullable(z.string())),
   line_total: z.number(),
 });
+/** One order line: the product key (`external_id`), quantities, prices, variations and addons. */
 export type OrderItem = z.infer<typeof OrderItemSchema>;
 
 /** Spec 2.7: the full order, as sent in `order.created` and read back by GET /orders. */
@@ -65,6 +72,7 @@ export const OrderSchema = z.looseObject({
   totals: z.looseObject({ subtotal: z.number(), freight: z.number(), discount: z.number(), total: z.number() }),
   metadata: z.record(z.string(), z.unknown()),
 });
+/** The full order of spec 2.7 (`updated_at` on reads). Holds personal data in `customer` and `delivery`: do not log it whole. */
 export type Order = z.infer<typeof OrderSchema>;
 
 /** Spec 2.8: the summary sent in `order.status_changed`; it carries no items. */
@@ -76,4 +84,5 @@ export const OrderStatusChangeSchema = z.looseObject({
   status: OrderStatusSchema,
   store_id: z.string(),
 });
+/** The summary sent with `order.status_changed`: previous and new status, no items. */
 export type OrderStatusChange = z.infer<typeof OrderStatusChangeSchema>;

@@ -33,6 +33,7 @@ export const ProductResultSchema = z.looseObject({
   status: openEnum(['created', 'updated', 'error']),
   error: z.optional(ItemErrorSchema),
 });
+/** The result of one product item: `{ index, external_id, status, error? }`, `index` its position in the whole input. */
 export type ProductResult = z.infer<typeof ProductResultSchema>;
 
 /** Spec 2.4: answer of POST /products/bulk (200 also when items failed). */
@@ -41,4 +42,5 @@ export const BulkUpsertResponseSchema = z.looseObject({
   summary: z.looseObject({ created: z.number(), updated: z.number(), errors: z.number() }),
   results: z.array(ProductResultSchema),
 });
+/** The service's answer to one POST /products/bulk request. */
 export type BulkUpsertResponse = z.infer<typeof BulkUpsertResponseSchema>;

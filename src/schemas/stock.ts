@@ -13,6 +13,7 @@ export interface StockItem {
   active?: boolean;
 }
 
+/** One entry of `results` in the PATCH /stock answer (wire assumption). */
 export const StockResultSchema = z.looseObject({
   index: z.number(),
   external_id: z.string(),
@@ -20,6 +21,7 @@ export const StockResultSchema = z.looseObject({
   status: openEnum(['updated', 'error']),
   error: z.optional(ItemErrorSchema),
 });
+/** The result of one stock item: `{ index, external_id, store_id, status, error? }`. */
 export type StockItemResult = z.infer<typeof StockResultSchema>;
 
 /** Answer of PATCH /stock (wire assumption; 200 also when items failed). */
@@ -28,4 +30,5 @@ export const StockResponseSchema = z.looseObject({
   summary: z.looseObject({ updated: z.number(), errors: z.number() }),
   results: z.array(StockResultSchema),
 });
+/** The service's answer to one PATCH /stock request. */
 export type StockResponse = z.infer<typeof StockResponseSchema>;

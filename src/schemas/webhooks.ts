@@ -14,6 +14,7 @@ export const CreatedWebhookSchema = z.looseObject({
   warning: z.string(),
   created_at: z.string(),
 });
+/** Answer of `client.webhooks.create`: the endpoint and its `secret`, shown this once. */
 export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
 
 /** One element of GET /webhooks (never a secret). */
@@ -25,11 +26,15 @@ export const WebhookEndpointSchema = z.looseObject({
   consecutive_failures: z.number(),
   created_at: z.string(),
 });
+/** A registered endpoint, from `client.webhooks.list()` (never its secret). */
 export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
 
+/** Wire shape of GET /webhooks: `{ data: WebhookEndpoint[] }`. */
 export const WebhookEndpointListSchema = z.looseObject({ data: z.array(WebhookEndpointSchema) });
 
+/** Delivery `status`: the known values plus any other string. */
 export const DeliveryStatusSchema = openEnum(['pending', 'retrying', 'delivered', 'dead']);
+/** A delivery's state: `pending`, `retrying`, `delivered`, `dead`, or a newer value. */
 export type DeliveryStatus = z.infer<typeof DeliveryStatusSchema>;
 
 /** Spec 2.6 plus the wire assumption's fields; never the payload. */
@@ -43,10 +48,13 @@ export const WebhookDeliverySchema = z.looseObject({
   created_at: z.string(),
   next_attempt_at: z.nullable(z.string()),
 });
+/** One record of the delivery log, from `client.webhooks.deliveries(id)`; never the payload. */
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
+/** Wire shape of GET /webhooks/{id}/deliveries: `{ data: WebhookDelivery[] }`. */
 export const WebhookDeliveryListSchema = z.looseObject({ data: z.array(WebhookDeliverySchema) });
 
 /** 202 answer of POST /webhooks/{id}/test. */
 export const WebhookTestResultSchema = z.looseObject({ delivery_id: z.string() });
+/** Answer of `client.webhooks.test(id)`: the id of the `webhook.test` delivery. */
 export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;

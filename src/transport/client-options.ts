@@ -172,7 +172,8 @@ export function transportSettingsFrom(options: IntegrationClientOptions): Transp
     fetch: functionOption('fetch', options.fetch),
     logger: loggerFrom(options.logger),
     clock,
-    random: functionOption('random', options.random) ?? Math.random,
+    // Read at call time, like the system clock: a `Math.random` spy installed later still applies.
+    random: functionOption('random', options.random) ?? (() => Math.random()),
   };
 }
 
@@ -183,6 +184,8 @@ function checkApiKey(apiKey: unknown): asserts apiKey is string {
   }
   if (typeof apiKey !== 'string') throw new ConfigurationError(`apiKey must be a string, got ${typeof apiKey}`);
   if (/\s/.test(apiKey)) throw new ConfigurationError('apiKey contains whitespace (a space or line break copied with it?); the service would reject it');
+  // Anything else outside visible ASCII cannot travel in a header: fetch would refuse every request.
+  if (/[^\x21-\x7e]/.test(apiKey)) throw new ConfigurationError('apiKey contains a character that is not visible ASCII (a control character or a typographic character pasted with it?)');
   if (!apiKey.startsWith('service_')) {
     throw new ConfigurationError('apiKey does not start with "service_": pass the complete key, not only its secret part, and no "Bearer" prefix');
   }

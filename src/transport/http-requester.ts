@@ -111,7 +111,7 @@ export class HttpRequester implements Requester {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
     const deadline = new AbortController();
-    const cancelDeadline = clock.setTimeout(() => deadline.abort(), attemptTimeoutMs);
+    const cancelDeadline = clock.setTimeout(() => deadline.abort(new DOMException(`no complete answer within ${attemptTimeoutMs} ms`, 'TimeoutError')), attemptTimeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
     const startedAt = clock.now();
     let answer: Answer;
@@ -119,11 +119,10 @@ export class HttpRequester implements Requester {
       answer = await this.#exchange(spec, url, signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
+      const cause = sanitizeCause(error, [this.#settings.apiKey]);
       const failure = deadline.signal.aborted
-        ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs))
-        : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, {
-            cause: sanitizeCause(error, [this.#settings.apiKey]),
-          });
+        ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs), { cause })
+        : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, { cause });
       this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { error: failure.name });
       throw failure;
     } finally {

@@ -9,8 +9,12 @@
  * ```
  */
 export interface Logger {
+  /** One line per attempt: method, path without query, status or error name, attempt, ms. */
   debug(message: string, fields?: Record<string, unknown>): void;
+  /** Not used by the client today; part of the usual logger shape. */
   info(message: string, fields?: Record<string, unknown>): void;
+  /** A 429 that pauses every call of the client. */
   warn(message: string, fields?: Record<string, unknown>): void;
+  /** Not used by the client today; part of the usual logger shape. */
   error(message: string, fields?: Record<string, unknown>): void;
 }

@@ -62,8 +62,10 @@ export interface CallOptions {
  */
 export type RetryMode = 'safe' | 'idempotency-key' | 'unsafe';
 
+/** The methods `client.request` accepts. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** One request as resources hand it to the transport (what `Requester.send` takes). */
 export interface RequestSpec<T> {
   method: HttpMethod;
   /** Relative to `/integration/v1`, e.g. `/products/bulk`. */

@@ -8,12 +8,15 @@ import { signedContent, toHex } from './signature.ts';
 
 /** What to deliver: the event name and its `data`, as in the body the service sends. */
 export interface WebhookPayload {
+  /** The event name, e.g. `order.created`. */
   event: OpenEnum<KnownEventName>;
+  /** The event's `data` (an order, a status summary…). */
   data: unknown;
 }
 
 /** Options of {@link signWebhook}. */
 export interface SignWebhookOptions {
+  /** The event name and its `data`; `delivery_id` and `ts` are added as the service adds them. */
   payload: WebhookPayload;
   /** The endpoint's `whsec_` secret. */
   secret: string;
@@ -43,7 +46,9 @@ export type SignedWebhookHeaders = {
 
 /** A delivery as the service would send it: pass `body` and `headers` unchanged to your receiver. */
 export interface SignedWebhook {
+  /** The JSON body `{ event, delivery_id, ts, data }`: send it byte for byte. */
   body: string;
+  /** The five delivery headers, the signature included. */
   headers: SignedWebhookHeaders;
 }
 

@@ -130,7 +130,9 @@ export type StockOptions = BulkOptions<StockProgress>;
 export interface BulkUpsertResult {
   /** One `sync_id` per batch sent, in input order. */
   sync_ids: string[];
+  /** Counters over every item covered, local rejections included. */
   summary: BulkUpsertSummary;
+  /** One result per item covered, in input order, with global indexes. */
   results: ProductResult[];
 }
 
@@ -140,8 +142,11 @@ export interface BulkUpsertResult {
  * window whose items were all rejected locally (no request was sent for it).
  */
 export interface BatchResult {
+  /** The batch's `sync_id`; `null` when every item of the window was rejected locally. */
   sync_id: string | null;
+  /** Counters over every item covered, local rejections included. */
   summary: BulkUpsertSummary;
+  /** One result per item covered, in input order, with global indexes. */
   results: ProductResult[];
 }
 
@@ -149,13 +154,18 @@ export interface BatchResult {
 export interface StockResult {
   /** One `sync_id` per batch sent, in input order. */
   sync_ids: string[];
+  /** Counters over every item covered, local rejections included. */
   summary: StockSummary;
+  /** One result per item covered, in input order, with global indexes. */
   results: StockItemResult[];
 }
 
 /** One window of a `PATCH /stock` write (see {@link BatchResult}). */
 export interface StockBatchResult {
+  /** The batch's `sync_id`; `null` when every item of the window was rejected locally. */
   sync_id: string | null;
+  /** Counters over every item covered, local rejections included. */
   summary: StockSummary;
+  /** One result per item covered, in input order, with global indexes. */
   results: StockItemResult[];
 }

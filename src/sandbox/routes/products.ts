@@ -28,7 +28,7 @@ function bulkUpsert(ctx: RouteContext) {
     const external_id = externalIdOf(raw);
     const first = firstIndex.get(external_id);
     if (first !== undefined) {
-      return { index, external_id, status: 'error', error: itemError('VALIDATION_ERROR', `external_id "${external_id}" is duplicated in the batch (first at index ${first}); only the first occurrence is processed`) };
+      return { index, external_id, status: 'error', error: itemError('VALIDATION_ERROR', `external_id "${external_id}" is duplicated in batch (first at index ${first}); only the first occurrence is processed`) };
     }
     if (external_id !== '') firstIndex.set(external_id, index);
     return { index, external_id, ...upsertOne(ctx, raw) };

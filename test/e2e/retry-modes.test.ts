@@ -1,0 +1,186 @@
+/**
+ * The retry rules of each call kind (surface "Retries and rate limit", docs/retries-and-rate-limit.md)
+ * against real faults of the sandbox, request by request: a scripted random source decides which
+ * request fails, so each test says exactly which attempt meets which fault.
+ */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, test } from 'vitest';
+import {
+  BulkOperationError,
+  ConnectionError,
+  FeatureDisabledError,
+  IntegrationClient,
+  InternalServerError,
+  TimeoutError,
+  type BulkUpsertResult,
+  type ProductItem,
+} from 'integration-sdk';
+import type { FaultKind } from 'integration-sdk/sandbox';
+import { clientFor, rejectionOf, ScaledClock, startSandbox } from './helpers.ts';
+
+/**
+ * A sandbox whose faults are scripted: `failNext(kind, n)` makes the next `n` requests meet `kind`;
+ * every other request is answered normally (docs/sandbox.md: faults without a seed draw from
+ * `random`: one draw against the rate, one for the kind).
+ */
+async function scriptedSandbox() {
+  const draws: number[] = [];
+  const sandbox = await startSandbox({ random: () => draws.shift() ?? 0.999 });
+  return {
+    sandbox,
+    failNext(kind: FaultKind, n = 1, thenOk = 0) {
+      sandbox.setFaults({ rate: 0.5, kinds: [kind] });
+      draws.length = 0;
+      for (let i = 0; i < n; i++) draws.push(0, 0);
+      for (let i = 0; i < thenOk; i++) draws.push(0.999);
+    },
+  };
+}
+
+describe('webhooks.create and webhooks.test: repeated only when the service certainly did not process them', () => {
+  test('503 before processing: retried, one endpoint', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    failNext('error503', 2);
+    const created = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
+    expect(exchanges.map((e) => [e.status, e.code])).toEqual([[503, 'AUTH_UNAVAILABLE'], [503, 'AUTH_UNAVAILABLE'], [201, undefined]]);
+    expect((await client.webhooks.list()).map((w) => w.id)).toEqual([created.id]);
+  });
+
+  test('500 not processed: thrown after one attempt, nothing registered', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    failNext('error500');
+    const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 500, code: 'INTERNAL' });
+    expect(exchanges).toHaveLength(1);
+    expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  test('processed, then 500 or a lost answer: thrown after one attempt, registered exactly once', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    failNext('processed500');
+    expect(await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }))).toBeInstanceOf(InternalServerError);
+    failNext('drop');
+    const dropped = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/b', events: ['order.created'] }));
+    expect(dropped).toBeInstanceOf(ConnectionError);
+    expect(dropped).not.toBeInstanceOf(TimeoutError);
+    expect(exchanges.map((e) => e.status)).toEqual([500, 'dropped']);
+    expect((await client.webhooks.list()).map((w) => w.url)).toEqual(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b']);
+  });
+
+  test('webhooks.test with a lost answer: not repeated, exactly one test delivery', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    const { id } = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
+    failNext('drop');
+    expect(await rejectionOf(client.webhooks.test(id))).toBeInstanceOf(ConnectionError);
+    expect(exchanges.map((e) => [e.method, e.status])).toEqual([['POST', 201], ['POST', 'dropped']]);
+    expect(sandbox.deliveries({ webhookId: id }).map((d) => d.event)).toEqual(['webhook.test']);
+  });
+
+  test('webhooks.delete retried after a lost answer meets 404 and resolves', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    const { id } = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
+    failNext('processed500');
+    await expect(client.webhooks.delete(id)).resolves.toBeUndefined();
+    expect(exchanges.slice(1).map((e) => [e.method, e.status])).toEqual([['DELETE', 500], ['DELETE', 404]]);
+    expect(await client.webhooks.list()).toEqual([]);
+  });
+});
+
+describe('reads and idempotent writes are retried through every fault', () => {
+  test('orders.get, validateCoupon: retried after 500, 503, 429, processed 500 and a lost answer', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    // The client's time runs 20× faster: the 1 s Retry-After of the 429 takes 50 ms.
+    const { client, exchanges } = clientFor(sandbox, { maxRetries: 1, clock: new ScaledClock(20), timeoutMs: 200_000 });
+    const order = sandbox.createOrder();
+    for (const kind of ['error500', 'error503', 'error429', 'processed500', 'drop'] as const) {
+      failNext(kind);
+      expect((await client.orders.get(order.order_id)).order_id).toBe(order.order_id);
+      failNext(kind);
+      expect((await client.loyalty.validateCoupon({ code: 'WELCOME10' })).discount).toBe(10);
+    }
+    expect(exchanges).toHaveLength(20);
+    expect(exchanges.filter((_, i) => i % 2 === 1).map((e) => e.status)).toEqual(Array(10).fill(200));
+  });
+
+  test('debit and redeemCoupon with lost answers: one write each, the same key on every attempt', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox, { randomUUID: () => 'made-by-the-sdk-once' });
+    failNext('drop', 2);
+    const debit = await client.loyalty.debit({ external_id: 'CUST-001', points: 120 });
+    expect(debit).toMatchObject({ balance: 380, idempotency_key: 'made-by-the-sdk-once', entry: { type: 'debit', points: 120 } });
+    expect(exchanges.map((e) => [e.status, (e.body as { idempotency_key: string }).idempotency_key])).toEqual([
+      ['dropped', 'made-by-the-sdk-once'], ['dropped', 'made-by-the-sdk-once'], [200, 'made-by-the-sdk-once'],
+    ]);
+    failNext('processed500');
+    const redeemed = await client.loyalty.redeemCoupon({ code: 'WELCOME10', phone: '+5511987654321', store_id: sandbox.storeIds[0] as string, idempotency_key: 'redeem-1001' });
+    expect(exchanges.slice(3).map((e) => e.status)).toEqual([500, 200]);
+    // The stored redemption is the one returned: a replay with the key gives the same id.
+    const replay = await client.loyalty.redeemCoupon({ code: 'WELCOME10', phone: '+5511987654321', store_id: sandbox.storeIds[0] as string, idempotency_key: 'redeem-1001' });
+    expect(replay.redemption).toEqual(redeemed.redemption);
+    expect((await client.loyalty.balance({ external_id: 'CUST-001' })).points).toBe(380);
+  });
+
+  test('maxRetries per call: 0 throws the first fault', async () => {
+    const { sandbox, failNext } = await scriptedSandbox();
+    const { client, exchanges } = clientFor(sandbox);
+    failNext('error503');
+    expect(await rejectionOf(client.health({ maxRetries: 0 }))).toMatchObject({ status: 503, code: 'AUTH_UNAVAILABLE' });
+    expect(exchanges).toHaveLength(1);
+  });
+});
+
+describe('no answer at all', () => {
+  test('a refused connection is retried (never connected) and ends as ConnectionError with the socket code', async () => {
+    // A port that was free a moment ago and nothing listens on now.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const attempts: string[] = [];
+    const client = new IntegrationClient({
+      apiKey: 'service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254',
+      baseUrl: `http://127.0.0.1:${port}`,
+      random: () => 0,
+      rateLimit: false,
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        attempts.push(request.method);
+        return globalThis.fetch(request);
+      },
+    });
+    // Even a registration is repeated: the service cannot have seen it.
+    const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(attempts).toEqual(['POST', 'POST', 'POST', 'POST']);
+    expect(JSON.stringify(error)).not.toContain('5f0c9a3e7b2d4c18a6e1f9b0d3c7a254');
+  });
+});
+
+describe('a bulk write that fails part-way', () => {
+  test('BulkOperationError.partial holds exactly the items the sandbox wrote', async () => {
+    const sandbox = await startSandbox();
+    const { client } = clientFor(sandbox);
+    const items: ProductItem[] = Array.from({ length: 1_000 }, (_, i) => ({ external_id: `P-${i}`, name: `P ${i}`, price: i }));
+    // The integration is switched off after the second batch has been answered.
+    const error = await rejectionOf(
+      client.catalog.upsertProducts(items, { batchSize: 200, onProgress: (p) => p.batchesDone === 2 && sandbox.setFeatureEnabled(false) }),
+    );
+    expect(error).toBeInstanceOf(BulkOperationError);
+    expect((error as BulkOperationError).cause).toBeInstanceOf(FeatureDisabledError);
+    const partial = (error as BulkOperationError).partial as BulkUpsertResult;
+    const written = new Set(partial.results.filter((r) => r.status === 'created').map((r) => r.external_id));
+    expect(written.size).toBeGreaterThanOrEqual(400);
+    expect(partial.results.map((r) => r.index)).toEqual([...Array(partial.results.length).keys()]);
+    expect(partial.summary).toEqual({ created: written.size, updated: 0, errors: 0 });
+    expect(partial.sync_ids).toHaveLength(written.size / 200);
+    expect(items.filter((item) => sandbox.getProduct(item.external_id) !== undefined).map((i) => i.external_id)).toEqual([...written]);
+  });
+});
