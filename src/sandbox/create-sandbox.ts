@@ -80,8 +80,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       state.program.active = active;
     },
     setStoreWriteFailure: (storeId, failing) => {
-      if (failing) state.failingStores.add(storeId);
-      else state.failingStores.delete(storeId);
+      if (failing) state.failingStores.add(storeId.toLowerCase());
+      else state.failingStores.delete(storeId.toLowerCase());
     },
     getProduct: (externalId) => {
       const product = state.products.get(externalId);

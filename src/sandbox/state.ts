@@ -114,6 +114,12 @@ export interface RedemptionRecord {
 
 /** Whether `storeId` is inside the key's store scope (an empty list means every merchant store). */
 export function keyCoversStore(state: SandboxState, key: ApiKeyRecord, storeId: string): boolean {
-  if (!state.storeIds.includes(storeId)) return false;
-  return key.storeIds.length === 0 || key.storeIds.includes(storeId);
+  const id = canonicalStoreId(storeId);
+  if (!state.storeIds.includes(id)) return false;
+  return key.storeIds.length === 0 || key.storeIds.includes(id);
+}
+
+/** UUIDs compare without regard to letter case (RFC 9562); the sandbox keeps them lower case. */
+export function canonicalStoreId(storeId: string): string {
+  return storeId.toLowerCase();
 }

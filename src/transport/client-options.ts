@@ -248,5 +248,22 @@ function functionOption<F>(name: string, value: F | undefined): F | undefined {
 function loggerFrom(logger: unknown): Partial<Logger> | undefined {
   if (logger === undefined || logger === null) return undefined;
   if (typeof logger !== 'object' && typeof logger !== 'function') throw new ConfigurationError('logger must be an object with debug, info, warn and error methods (console works)');
-  return logger as Partial<Logger>;
+  return neverThrowing(logger as Partial<Logger>);
+}
+
+/** A logger that throws (a full disk, a closed stream) must not fail the request it reports on. */
+function neverThrowing(logger: Partial<Logger>): Partial<Logger> {
+  const safe: Partial<Logger> = {};
+  for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+    const write = logger[level];
+    if (typeof write !== 'function') continue;
+    safe[level] = (message, fields) => {
+      try {
+        write.call(logger, message, fields);
+      } catch {
+        // Logging is best effort.
+      }
+    };
+  }
+  return safe;
 }

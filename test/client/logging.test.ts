@@ -35,3 +35,13 @@ describe('logging', () => {
     expect(lines.length).toBeGreaterThan(0);
   });
 });
+
+describe('a logger that throws', () => {
+  it('does not fail the request it reports on', async () => {
+    const throwing = { debug: () => { throw new Error('disk full'); }, warn: () => { throw new Error('disk full'); } };
+    const service = fakeService(envelope(500, 'INTERNAL'), json(200, { entry: ENTRY, balance: 1 }));
+    const result = await makeClient(service.fetch, { logger: throwing, random: () => 0 }).loyalty.credit({ phone: PHONE, points: 1 });
+    expect(result.balance).toBe(1);
+    expect(service.requests).toHaveLength(2);
+  });
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BulkUpsertResponse, ProductResult } from '../../schemas/products.ts';
 import { isoAt } from '../clock.ts';
 import type { Route, RouteContext } from '../http/route.ts';
-import { keyCoversStore, type ProductRecord, type StoreStock } from '../state.ts';
+import { canonicalStoreId, keyCoversStore, type ProductRecord, type StoreStock } from '../state.ts';
 import { Checker, isRecord, typeOf } from '../validate.ts';
 import { describeIssues, externalIdOf, itemError, readBatch } from './batch.ts';
 
@@ -65,8 +65,8 @@ function upsertOne(ctx: RouteContext, raw: unknown): Pick<ProductResult, 'status
       failedStore ??= block.store_id;
       continue;
     }
-    const current = product.stores.get(block.store_id) ?? { stock_quantity: null, price_override: null, active: true };
-    product.stores.set(block.store_id, {
+    const current = product.stores.get(canonicalStoreId(block.store_id)) ?? { stock_quantity: null, price_override: null, active: true };
+    product.stores.set(canonicalStoreId(block.store_id), {
       stock_quantity: block.stock_quantity ?? current.stock_quantity,
       price_override: block.price_override ?? current.price_override,
       active: block.active ?? current.active,

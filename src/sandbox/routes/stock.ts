@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { StockItemResult, StockResponse } from '../../schemas/stock.ts';
 import { isoAt } from '../clock.ts';
 import type { Route, RouteContext } from '../http/route.ts';
-import { keyCoversStore } from '../state.ts';
+import { canonicalStoreId, keyCoversStore } from '../state.ts';
 import { Checker, isRecord, typeOf } from '../validate.ts';
 import { describeIssues, externalIdOf, itemError, readBatch } from './batch.ts';
 
@@ -38,10 +38,10 @@ function setOne({ state, key, services }: RouteContext, raw: unknown, index: num
   if (!keyCoversStore(state, key, store_id)) return fail('FORBIDDEN_STORE', `store_id ${store_id} is outside the key's stores`);
   const product = state.products.get(external_id);
   if (!product) return fail('PRODUCT_NOT_FOUND', `external_id "${external_id}" is not in the catalog; send it through POST /products/bulk first`);
-  if (state.failingStores.has(store_id)) return fail('STORE_WRITE_FAILED', `writing store ${store_id} failed; nothing was changed`);
+  if (state.failingStores.has(canonicalStoreId(store_id))) return fail('STORE_WRITE_FAILED', `writing store ${store_id} failed; nothing was changed`);
 
-  const current = product.stores.get(store_id) ?? { stock_quantity: null, price_override: null, active: true };
-  product.stores.set(store_id, {
+  const current = product.stores.get(canonicalStoreId(store_id)) ?? { stock_quantity: null, price_override: null, active: true };
+  product.stores.set(canonicalStoreId(store_id), {
     stock_quantity: stock_quantity ?? current.stock_quantity,
     price_override: price_override === undefined ? current.price_override : price_override,
     active: active ?? current.active,
