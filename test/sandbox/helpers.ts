@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Sandbox, SandboxClock } from 'integration-sdk/sandbox';
+import type { Sandbox } from 'integration-sdk/sandbox';
 
 export interface ApiAnswer {
   status: number;
@@ -23,46 +23,7 @@ export function api(sandbox: Sandbox, key: string | null = sandbox.apiKey) {
   };
 }
 
-/** A clock that moves only when told, firing due timers in order. */
-export class ManualClock implements SandboxClock {
-  #now: number;
-  #timers = new Map<number, { at: number; callback: () => void }>();
-  #nextId = 1;
-
-  constructor(start = Date.parse('2026-11-21T12:00:00.000Z')) {
-    this.#now = start;
-  }
-
-  now(): number {
-    return this.#now;
-  }
-
-  setTimeout(callback: () => void, ms: number): unknown {
-    const id = this.#nextId++;
-    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.#timers.delete(handle as number);
-  }
-
-  get pendingTimers(): number {
-    return this.#timers.size;
-  }
-
-  advance(ms: number): void {
-    const end = this.#now + ms;
-    for (;;) {
-      const due = [...this.#timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.#timers.delete(due[0]);
-      this.#now = due[1].at;
-      due[1].callback();
-    }
-    this.#now = end;
-  }
-}
+export { ManualClock } from '../support/manual-clock.ts';
 
 export interface ReceivedDelivery {
   headers: IncomingHttpHeaders;
