@@ -1,0 +1,3 @@
+import { register } from 'node:module';
+
+register('./resolve-src.mjs', import.meta.url);
