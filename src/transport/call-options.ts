@@ -10,6 +10,8 @@ export interface ResolvedCallOptions {
 
 /** A call's `{ signal, timeoutMs, totalTimeoutMs, maxRetries }` over the client's defaults. */
 export function resolveCallOptions(options: CallOptions | undefined, defaults: Omit<ResolvedCallOptions, 'signal'>): ResolvedCallOptions {
+  // Most calls pass no options: the client's defaults, already checked by its constructor.
+  if (options === undefined) return { signal: undefined, timeoutMs: defaults.timeoutMs, totalTimeoutMs: defaults.totalTimeoutMs, maxRetries: defaults.maxRetries };
   const issues: InputIssue[] = [];
   const pick = (name: 'timeoutMs' | 'totalTimeoutMs' | 'maxRetries'): number => {
     const value = options?.[name];

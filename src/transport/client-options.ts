@@ -83,6 +83,10 @@ export interface IntegrationClientOptions {
    * `RateLimiter` (to share one key between processes), or `false` for none. With `false` a 429
    * still pauses every call of the client.
    *
+   * The default bucket lets `burst` go at once and refills at exactly `requestsPerMinute`; a bucket
+   * that a request left full starts refilling when that request's answer is in, as the service's
+   * does when it arrives (docs/retries-and-rate-limit.md says why).
+   *
    * @default { requestsPerMinute: 120, burst: 120 }
    * @example
    * ```ts
@@ -92,9 +96,12 @@ export interface IntegrationClientOptions {
    */
   rateLimit?: TokenBucketOptions | RateLimiter | false;
   /**
-   * Any fetch-compatible function (a proxy agent, a test double). It receives a `Request`.
+   * Any fetch-compatible function (a proxy agent, a test double). It is called as
+   * `fetch(url, init)`: `url` an absolute URL string, `init` a plain object with `method`,
+   * `headers` (a plain object), `body` (a JSON string, when there is one), `redirect: 'manual'`
+   * and `signal`, which aborts on the attempt's deadline or your call's signal.
    *
-   * @default globalThis.fetch
+   * @default globalThis.fetch, looked up at each request (so msw or a spy installed later applies)
    * @example
    * ```ts
    * import { fetch as undiciFetch, ProxyAgent } from 'undici';

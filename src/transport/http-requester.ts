@@ -1,4 +1,3 @@
-import ky from 'ky';
 import pRetry, { AbortError } from 'p-retry';
 import {
   ConnectionError,
@@ -12,7 +11,7 @@ import { resolveCallOptions, type ResolvedCallOptions } from './call-options.ts'
 import { raceAbort, sleep, type Clock } from './clock.ts';
 import { errorFromAnswer, type Answer } from './error-from-answer.ts';
 import type { Logger } from './logger.ts';
-import type { RateLimiter } from './rate-limiter.ts';
+import type { AttemptFinished, RateLimiter } from './rate-limiter.ts';
 import { validateResponse } from './response-issues.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
@@ -66,9 +65,9 @@ export class HttpRequester implements Requester {
     return pRetry(
       async (attemptNumber) => {
         // Time queued behind our own limiter is not the service's fault: it is not in the budget.
-        await this.#settings.limiter.acquire(call.signal);
+        const attemptFinished = await this.#settings.limiter.acquire(call.signal);
         try {
-          return await this.#attempt(spec, url, request, attemptNumber, call, budget);
+          return await this.#attempt(spec, url, request, attemptNumber, call, budget, attemptFinished);
         } catch (error) {
           if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
@@ -107,16 +106,25 @@ export class HttpRequester implements Requester {
     attemptNumber: number,
     call: ResolvedCallOptions,
     budget: Budget,
+    attemptFinished: AttemptFinished | void,
   ): Promise<T> {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
+    // One controller per attempt aborts the exchange on the deadline or on the caller's signal. The
+    // caller's signal is forwarded with a listener rather than `AbortSignal.any`, which costs more
+    // per call; which of the two fired is read from the caller's signal below.
     const deadline = new AbortController();
     const cancelDeadline = clock.setTimeout(() => deadline.abort(new DOMException(`no complete answer within ${attemptTimeoutMs} ms`, 'TimeoutError')), attemptTimeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
+    const userSignal = call.signal;
+    const onUserAbort = userSignal === undefined ? undefined : () => deadline.abort(userSignal.reason);
+    if (userSignal !== undefined) {
+      if (userSignal.aborted) deadline.abort(userSignal.reason);
+      else userSignal.addEventListener('abort', onUserAbort!, { once: true });
+    }
     const startedAt = clock.now();
     let answer: Answer;
     try {
-      answer = await this.#exchange(spec, url, signal);
+      answer = await this.#exchange(spec, url, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       const cause = sanitizeCause(error, [this.#settings.apiKey]);
@@ -126,10 +134,13 @@ export class HttpRequester implements Requester {
       this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { error: failure.name });
       throw failure;
     } finally {
+      // The answer is in (or the attempt failed): a bucket that waits for it may start refilling.
+      attemptFinished?.();
       cancelDeadline();
+      if (onUserAbort !== undefined) userSignal!.removeEventListener('abort', onUserAbort);
       budget.spend(clock.now() - startedAt);
     }
-    this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
+    if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
     if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request);
     if (spec.schema === undefined) return undefined as T;
@@ -139,45 +150,49 @@ export class HttpRequester implements Requester {
     return validated.value;
   }
 
-  /** The HTTP exchange itself; ky sends, everything else (retries, time-outs, errors) is ours. */
-  async #exchange(spec: RequestSpec<unknown>, url: URL, signal: AbortSignal): Promise<Answer> {
-    const headers: Record<string, string> = {
-      'X-API-Key': this.#settings.apiKey,
-      Accept: 'application/json',
-      'User-Agent': this.#userAgent,
-    };
-    if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await raceAbort(
-      ky(url, {
-        method: spec.method,
-        headers,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        retry: 0,
-        timeout: false,
-        throwHttpErrors: false,
-        // A redirect followed by fetch keeps the X-API-Key header, even to another host.
-        redirect: 'manual',
-        signal,
-        ...(this.#settings.fetch ? { fetch: this.#settings.fetch } : {}),
-      }),
-      signal,
-    );
-    try {
-      const text = await raceAbort(response.text(), signal);
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.#settings.clock.now());
-      return { status: response.status, headers: response.headers, text, retryAfterMs };
-    } catch (error) {
-      response.body?.cancel().catch(() => {});
-      throw error;
-    }
+  /**
+   * The HTTP exchange itself: one call of the configured `fetch` (else `globalThis.fetch`, looked
+   * up now, so that msw or a spy installed after the client was built still takes effect), then
+   * the body read in full. Retries, deadlines, redirects and errors are the caller's.
+   *
+   * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
+   */
+  #exchange(spec: RequestSpec<unknown>, url: URL, signal: AbortSignal): Promise<Answer> {
+    const fetch = this.#settings.fetch ?? globalThis.fetch;
+    // A fresh plain object per request (a custom fetch may keep or change what it is given), in
+    // one of two fixed shapes. Content-Type only goes with a body.
+    const init: RequestInit =
+      spec.body === undefined
+        ? {
+            method: spec.method,
+            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'User-Agent': this.#userAgent },
+            // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx
+            // is returned as it is and becomes ApiError `HTTP_3xx`.
+            redirect: 'manual',
+            signal,
+          }
+        : {
+            method: spec.method,
+            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'Content-Type': 'application/json', 'User-Agent': this.#userAgent },
+            body: JSON.stringify(spec.body),
+            redirect: 'manual',
+            signal,
+          };
+    // One race for the whole exchange, answer and body: a custom fetch may ignore the signal, and
+    // the deadline must hold anyway.
+    return raceAbort(readAnswer(fetch(url.href, init), signal, this.#settings.clock), signal);
   }
 
   #buildUrl(spec: RequestSpec<unknown>): URL {
     let path = spec.path.startsWith(`${API_PREFIX}/`) || spec.path === API_PREFIX ? spec.path.slice(API_PREFIX.length) : spec.path;
     if (!path.startsWith('/')) path = `/${path}`;
     const url = new URL(this.#settings.baseUrl + path);
-    for (const [name, value] of Object.entries(spec.query ?? {})) {
-      if (value !== undefined) url.searchParams.append(name, String(value));
+    if (spec.query !== undefined) {
+      for (const name in spec.query) {
+        if (!Object.hasOwn(spec.query, name)) continue;
+        const value = spec.query[name];
+        if (value !== undefined) url.searchParams.append(name, String(value));
+      }
     }
     return url;
   }
@@ -221,6 +236,25 @@ class Budget {
 
   spend(ms: number): void {
     this.#spentMs += Math.max(0, ms);
+  }
+}
+
+/**
+ * Waits for the answer and reads its body in full. An answer that comes after `signal` aborted (a
+ * fetch that ignores the signal), or whose body fails, has its body cancelled, freeing the
+ * connection. `Retry-After` is read only from a non-2xx answer: nothing else uses it.
+ */
+async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock: Clock): Promise<Answer> {
+  const response = await pending;
+  try {
+    signal.throwIfAborted();
+    const text = await response.text();
+    const { status } = response;
+    const retryAfterMs = status >= 200 && status <= 299 ? undefined : parseRetryAfter(response.headers.get('retry-after'), clock.now());
+    return { status, headers: response.headers, text, retryAfterMs };
+  } catch (error) {
+    response.body?.cancel().catch(() => {});
+    throw error;
   }
 }
 

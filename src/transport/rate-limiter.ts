@@ -14,11 +14,19 @@ import { sleep, systemClock, type Clock } from './clock.ts';
  * ```
  */
 export interface RateLimiter {
-  /** Resolves when one request may be sent; rejects with `signal.reason` if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when one request may be sent; rejects with `signal.reason` if `signal` aborts first.
+   * It may resolve to a function: the client calls it once that request's attempt has finished
+   * (answered or failed), so that a bucket mirroring the service's can start refilling when the
+   * service's does (see `TokenBucket`).
+   */
+  acquire(signal?: AbortSignal): Promise<void | AttemptFinished>;
   /** The service answered 429: let no request through for `ms`. */
   pause(ms: number): void;
 }
+
+/** Called by the client when the attempt a token was taken for has finished. */
+export type AttemptFinished = () => void;
 
 /** The default limiter's settings, matching the service's per-key bucket (spec part 8). */
 export interface TokenBucketOptions {
@@ -28,24 +36,28 @@ export interface TokenBucketOptions {
   burst: number;
 }
 
-/**
- * The service refills its bucket at exactly `requestsPerMinute`. Requests reach it after a variable
- * network delay, so two requests we spaced by exactly one refill interval can arrive closer than
- * that and find the bucket empty. Refilling 1% slower leaves the service a small surplus that grows
- * with every request and absorbs that jitter, for a 1% loss of throughput (the budget is ≥ 97%).
- */
-const REFILL_SAFETY_FACTOR = 0.99;
-
 interface Waiter {
-  resolve: () => void;
+  resolve: (finished: AttemptFinished | undefined) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
 }
 
 /**
- * The default limiter: a token bucket (capacity `burst`, refilled continuously), shared by every
- * call of a client, serving waiters first come first served.
+ * The default limiter: a token bucket of capacity `burst`, refilled continuously at exactly
+ * `requestsPerMinute`, shared by every call of a client, serving waiters first come first served.
+ *
+ * Why it never meets a 429 from a service enforcing the same bucket: a full bucket starts
+ * refilling when a token is taken. The service takes it when the request ARRIVES; counting from
+ * when we SEND it would put us ahead of the service by that request's delay, and when the first
+ * request of a burst is slower than later ones (a cold connection, the fetch engine loading) the
+ * later ones arrive before the service has refilled what we counted: the end of the first burst
+ * met a 429 in every benchmark run. So when a token leaves a full bucket, refilling waits until
+ * that request's attempt has finished (its answer came back after it arrived), and starts then.
+ * From then on our timeline runs behind the service's by that request's way back, so every later
+ * request, however fast, arrives after the service has the token: no margin to tune, no burst
+ * held back, and the nominal rate exactly. After a 429 both buckets are empty and ours restarts
+ * at the answer, after the service's.
  *
  * Written here rather than with p-throttle: p-throttle counts calls per fixed interval, so it
  * cannot let a burst of 120 through and then pace at 2 per second, and it has no pause for a 429
@@ -57,26 +69,27 @@ export class TokenBucket implements RateLimiter {
   readonly #clock: Clock;
   #tokens: number;
   #refilledAt: number;
+  /** A token left the full bucket and its attempt has not finished: no refill counts yet. */
+  #awaitingFirstAttempt = false;
   #pausedUntil = 0;
   readonly #queue: Waiter[] = [];
   #cancelTimer: (() => void) | undefined;
 
   constructor(options: TokenBucketOptions, clock: Clock = systemClock) {
     this.#capacity = options.burst;
-    this.#tokensPerMs = (options.requestsPerMinute / 60_000) * REFILL_SAFETY_FACTOR;
+    this.#tokensPerMs = options.requestsPerMinute / 60_000;
     this.#clock = clock;
-    this.#tokens = options.burst;
+    this.#tokens = this.#capacity;
     this.#refilledAt = clock.now();
   }
 
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#refill();
     if (this.#queue.length === 0 && !this.#isPaused() && this.#tokens >= 1) {
-      this.#tokens -= 1;
-      return Promise.resolve();
+      return Promise.resolve(this.#take());
     }
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<AttemptFinished | undefined>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
         reject,
@@ -100,7 +113,25 @@ export class TokenBucket implements RateLimiter {
     // does not release a burst the service has no tokens for.
     this.#tokens = 0;
     this.#refilledAt = now;
+    this.#awaitingFirstAttempt = false;
     this.#schedule();
+  }
+
+  /** Takes one token; taken from a full bucket, refilling starts when its attempt has finished. */
+  #take(): AttemptFinished | undefined {
+    const wasFull = this.#tokens >= this.#capacity;
+    this.#tokens -= 1;
+    if (!wasFull) return undefined;
+    this.#awaitingFirstAttempt = true;
+    let called = false;
+    return () => {
+      if (called) return;
+      called = true;
+      this.#refill();
+      this.#awaitingFirstAttempt = false;
+      this.#refilledAt = this.#clock.now();
+      this.#schedule();
+    };
   }
 
   #isPaused(): boolean {
@@ -109,7 +140,7 @@ export class TokenBucket implements RateLimiter {
 
   #refill(): void {
     const now = this.#clock.now();
-    const elapsed = Math.max(0, now - this.#refilledAt);
+    const elapsed = this.#awaitingFirstAttempt ? 0 : Math.max(0, now - this.#refilledAt);
     this.#tokens = Math.min(this.#capacity, this.#tokens + elapsed * this.#tokensPerMs);
     this.#refilledAt = now;
   }
@@ -121,8 +152,7 @@ export class TokenBucket implements RateLimiter {
     while (this.#queue.length > 0 && !this.#isPaused() && this.#tokens >= 1) {
       const waiter = this.#queue.shift()!;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      this.#tokens -= 1;
-      waiter.resolve();
+      waiter.resolve(this.#take());
     }
     this.#schedule();
   }
@@ -133,6 +163,8 @@ export class TokenBucket implements RateLimiter {
     if (this.#queue.length === 0) return;
     const now = this.#clock.now();
     const untilPauseEnds = Math.max(0, this.#pausedUntil - now);
+    // Refilling has not started: the attempt that starts it reschedules when it finishes.
+    if (this.#awaitingFirstAttempt && this.#tokens < 1) return;
     const untilToken = this.#tokens >= 1 ? 0 : (1 - this.#tokens) / this.#tokensPerMs;
     this.#cancelTimer = this.#clock.setTimeout(() => this.#drain(), Math.ceil(Math.max(untilPauseEnds, untilToken)));
   }

@@ -1,6 +1,8 @@
 /**
- * What is kept of a low-level error: ky's errors hold the `Request`, whose headers hold the API
- * key, and their messages hold the URL, whose query may hold a phone number.
+ * What is kept of a low-level error. Node's fetch throws `TypeError('fetch failed')` whose `cause`
+ * is the socket error (with its `code`), but a custom `fetch` may throw anything: an error that
+ * holds the `Request` or the `init` it was given (whose headers hold the API key), or whose message
+ * names the URL (whose query may hold a phone number). None of that is kept.
  */
 export interface SanitizedCause {
   name: string;

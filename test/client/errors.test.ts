@@ -23,7 +23,7 @@ import {
   ValidationError,
   WebhookLimitReachedError,
 } from '../../src/index.ts';
-import { API_KEY, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from './helpers.ts';
+import { API_KEY, HEALTH, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from './helpers.ts';
 
 /** One attempt, so that retried codes surface as they are. */
 async function errorFor(reply: Parameters<typeof fakeService>[0]): Promise<unknown> {
@@ -118,6 +118,9 @@ describe('every error code of spec part 7 becomes its class', () => {
   it('a redirect is not followed (it would carry the key elsewhere) and surfaces as HTTP_3xx', async () => {
     const error = await errorFor(() => new Response(null, { status: 302, headers: { location: 'https://elsewhere.example/' } }));
     expect(error).toMatchObject({ status: 302, code: 'HTTP_302' });
+    const service = fakeService(json(200, HEALTH));
+    await makeClient(service.fetch).health();
+    expect(service.requests[0]?.redirect).toBe('manual');
   });
 });
 
@@ -134,7 +137,7 @@ describe('no error holds the key, a secret, or a phone number from a query', () 
   });
 
   it('ConnectionError: cause sanitised down to name, message and code', async () => {
-    // ky's NetworkError names the URL (with the phone in its query) and holds the Request (with the key).
+    // What Node's fetch throws: TypeError('fetch failed') whose cause carries the socket code.
     const error = await errorFor(fails(networkError('ECONNREFUSED')));
     expect(error).toBeInstanceOf(ConnectionError);
     const cause = (error as ConnectionError).cause as Error & { code?: string };
@@ -142,6 +145,18 @@ describe('no error holds the key, a secret, or a phone number from a query', () 
     expect(cause.code).toBe('ECONNREFUSED');
     expect(Object.keys(cause)).toEqual(['code']);
     expect(cause.message).toBe('connect ECONNREFUSED 10.0.0.1:443');
+    expectClean(error);
+  });
+
+  it('ConnectionError from a fetch error that holds the init (headers with the key) and the URL', async () => {
+    // A custom fetch may throw anything: here an error referencing everything it was given.
+    const leaky: typeof fetch = async (input, init) => {
+      throw Object.assign(new TypeError(`fetch failed: ${String(input)}`), { input, init, headers: init?.headers, cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED', init }) });
+    };
+    const error = await makeClient(leaky, { maxRetries: 0 }).loyalty.balance({ phone: PHONE }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(((error as ConnectionError).cause as { code?: string }).code).toBe('ECONNREFUSED');
+    expect(Object.keys((error as ConnectionError).cause as object)).toEqual(['code']);
     expectClean(error);
   });
 

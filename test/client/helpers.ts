@@ -13,6 +13,8 @@ export interface Recorded {
   body: unknown;
   /** `Date.now()` when the request reached the fake service (fake time in most tests). */
   at: number;
+  /** The redirect mode the client asked fetch for. */
+  redirect: RequestRedirect;
 }
 
 /** One answer of the fake service: a fresh Response each time, or a thrown error. */
@@ -50,7 +52,7 @@ export function fakeService(...replies: Reply[]) {
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init);
     const text = await request.text();
-    const recorded: Recorded = { method: request.method, url: new URL(request.url), headers: request.headers, body: text === '' ? undefined : JSON.parse(text), at: Date.now() };
+    const recorded: Recorded = { method: request.method, url: new URL(request.url), headers: request.headers, body: text === '' ? undefined : JSON.parse(text), at: Date.now(), redirect: request.redirect };
     requests.push(recorded);
     const reply = replies[Math.min(next++, replies.length - 1)];
     if (!reply) throw new Error('fakeService has no reply');

@@ -11,33 +11,60 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Acquires `count` tokens at once and records when each was granted. */
-function acquireMany(bucket: RateLimiter, count: number): number[] {
+/**
+ * Acquires `count` tokens at once and records when each was granted. Each attempt "finishes" as
+ * soon as its token is granted, as an instant answer would, unless `slowFirstMs` delays the first.
+ */
+function acquireMany(bucket: RateLimiter, count: number, slowFirstMs = 0): number[] {
   const grantedAt: number[] = [];
-  for (let i = 0; i < count; i++) void bucket.acquire().then(() => grantedAt.push(Date.now()));
+  for (let i = 0; i < count; i++) {
+    void bucket.acquire().then((finished) => {
+      grantedAt.push(Date.now());
+      if (i === 0 && slowFirstMs > 0) setTimeout(() => finished?.(), slowFirstMs);
+      else finished?.();
+    });
+  }
   return grantedAt;
 }
 
 describe('the default token bucket', () => {
-  it('lets a burst of 120 through at once, then paces at 2 per second (1% under)', async () => {
+  it('lets a burst of 120 through at once, then paces at exactly 2 per second', async () => {
     const bucket = new TokenBucket({ requestsPerMinute: 120, burst: 120 }, systemClock);
     const grantedAt = acquireMany(bucket, 240);
     await vi.advanceTimersByTimeAsync(0);
     expect(grantedAt).toHaveLength(120);
     expect(new Set(grantedAt)).toEqual(new Set([0]));
     await vi.advanceTimersByTimeAsync(60_000);
-    // 2 per second nominal; refilled 1% slower: 118 in the next minute, ≥ 97% of the allowed 120.
-    expect(grantedAt.length - 120).toBe(118);
-    const paced = grantedAt.slice(120, 130);
-    expect(paced.every((t, i) => i === 0 || t - paced[i - 1]! >= 500)).toBe(true);
-    expect(paced[0]).toBe(506); // 1 / (2 × 0.99) s, rounded up to the ms
+    expect(grantedAt.length - 120).toBe(120);
+    expect(grantedAt.slice(120, 125)).toEqual([500, 1000, 1500, 2000, 2500]);
+  });
+
+  it('starts refilling a full bucket only when the attempt of the token it lost has finished', async () => {
+    // The service starts refilling when that request arrives; its answer comes back after that.
+    const bucket = new TokenBucket({ requestsPerMinute: 120, burst: 120 }, systemClock);
+    const grantedAt = acquireMany(bucket, 122, 300);
+    await vi.advanceTimersByTimeAsync(799);
+    expect(grantedAt).toHaveLength(120);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(grantedAt.slice(120)).toEqual([800]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(grantedAt.slice(120)).toEqual([800, 1300]);
+  });
+
+  it('a burst of 1 lets one request through at once, then one per refill', async () => {
+    const bucket = new TokenBucket({ requestsPerMinute: 60, burst: 1 }, systemClock);
+    const grantedAt = acquireMany(bucket, 3);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(grantedAt).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(grantedAt).toEqual([0, 1000, 2000]);
   });
 
   it('serves waiters first come, first served', async () => {
     const bucket = new TokenBucket({ requestsPerMinute: 60, burst: 1 }, systemClock);
     const order: string[] = [];
-    await bucket.acquire();
-    const waiting = ['a', 'b', 'c'].map((name) => bucket.acquire().then(() => order.push(name)));
+    (await bucket.acquire())?.();
+    const waiting = ['a', 'b', 'c'].map((name) => bucket.acquire().then((finished) => { order.push(name); finished?.(); }));
     await vi.advanceTimersByTimeAsync(3100);
     await Promise.all(waiting);
     expect(order).toEqual(['a', 'b', 'c']);
@@ -50,20 +77,20 @@ describe('the default token bucket', () => {
     await vi.advanceTimersByTimeAsync(2999);
     expect(grantedAt).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
-    // Refilled during the pause like the service's bucket: 3 s × 1.98/s ≈ 5 tokens, not a burst of 120.
-    expect(grantedAt).toHaveLength(5);
+    // Refilled during the pause like the service's bucket: 3 s × 2/s = 6 tokens, not a burst of 120.
+    expect(grantedAt).toHaveLength(6);
   });
 
   it('an aborted waiter leaves the queue and rejects with the reason', async () => {
     const bucket = new TokenBucket({ requestsPerMinute: 60, burst: 1 }, systemClock);
-    await bucket.acquire();
+    (await bucket.acquire())?.();
     const controller = new AbortController();
     const first = settle(bucket.acquire(controller.signal));
     const second = settle(bucket.acquire());
     controller.abort(new Error('gone'));
     expect((await first).error).toEqual(new Error('gone'));
-    await vi.advanceTimersByTimeAsync(1011);
-    expect(await second).toEqual({ value: undefined });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await second).error).toBeUndefined();
   });
 });
 
@@ -105,7 +132,7 @@ describe('a 429 pauses every call of the client', () => {
 });
 
 describe('against a service enforcing the same bucket', () => {
-  it('a long run draws no 429 after its first second and uses ≥ 97% of the allowed rate', async () => {
+  it('a long run draws no 429 at all and uses ≥ 97% of the allowed rate', async () => {
     // The service's bucket: capacity 120, exactly 2 tokens per second, checked when a request
     // arrives, after 0–40 ms of network delay that varies per request.
     let tokens = 120;
@@ -142,9 +169,65 @@ describe('against a service enforcing the same bucket', () => {
     await workers;
 
     expect(done).toBe(total);
-    expect(rejected.filter((at) => at > 1000)).toEqual([]);
+    expect(rejected).toEqual([]);
     const lastAt = Math.max(...service.requests.map((r) => r.at));
     const allowed = 120 + (lastAt / 1000) * 2;
     expect(service.requests.length / allowed).toBeGreaterThanOrEqual(0.97);
+  });
+});
+
+describe('a service whose bucket starts refilling when the first request arrives', () => {
+  /**
+   * The benchmark's failure (one 429 around the 128th request, in 7 of 7 runs): the service's
+   * bucket, full until then, starts refilling when the first request ARRIVES, while the client's
+   * starts when it hands out its first token. The first requests are slow (cold connections, the
+   * fetch engine loading on the client's first request), later ones fast: the service's refill clock
+   * starts late and the later, faster requests come to collect tokens it has not refilled yet.
+   */
+  it.each([
+    ['1,200/min, burst 120 (the benchmark’s setting), first 8 requests 45 ms', 1_200, 120, 8, 45],
+    ['1,200/min, burst 120, first 4 requests 150 ms (a loaded host)', 1_200, 120, 4, 150],
+    ['120/min, burst 120 (the service’s own), first 8 requests 45 ms', 120, 120, 8, 45],
+    ['120/min, burst 120, first 4 requests 400 ms', 120, 120, 4, 400],
+    ['600/min, burst 10, first 8 requests 45 ms', 600, 10, 8, 45],
+  ])('%s, later 5 ms: no 429 at all over 400 requests, ≥ 97% of the allowed rate', async (_name, requestsPerMinute, burst, slowCount, slowMs) => {
+    const perMs = requestsPerMinute / 60_000;
+    let tokens = burst;
+    let refilledAt = 0;
+    let arrived = 0;
+    const rejected: number[] = [];
+    const accepted: number[] = [];
+    const service = fakeService(async () => {
+      await new Promise((resolve) => setTimeout(resolve, arrived++ < slowCount ? slowMs : 5));
+      const now = Date.now();
+      tokens = Math.min(burst, tokens + (now - refilledAt) * perMs);
+      refilledAt = now;
+      if (tokens < 1) {
+        rejected.push(arrived);
+        return envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '1' })({} as never);
+      }
+      tokens -= 1;
+      accepted.push(now);
+      return json(200, HEALTH)({} as never);
+    });
+    const client = makeClient(service.fetch, { rateLimit: { requestsPerMinute, burst } });
+
+    const total = 400;
+    let started = 0;
+    const worker = async () => {
+      while (started < total) {
+        started++;
+        await client.health();
+      }
+    };
+    const workers = Promise.all(Array.from({ length: 4 }, worker));
+    await vi.advanceTimersByTimeAsync(((total - burst) / perMs) * 1.1 + 5_000);
+    await workers;
+
+    expect(rejected).toEqual([]);
+    expect(accepted).toHaveLength(total);
+    // The allowance from the first request's arrival (when the service's bucket starts to refill).
+    const allowed = burst + (accepted.at(-1)! - accepted[0]!) * perMs;
+    expect(accepted.length / allowed).toBeGreaterThanOrEqual(0.97);
   });
 });

@@ -8,9 +8,8 @@ import {
   checkRequiredText,
   checkStockQuantity,
   checkUuid,
-  findNonFinite,
-  firstProblem,
   isRecord,
+  itemNonFinite,
   kindOf,
   type Problem,
 } from './field-checks.ts';
@@ -25,14 +24,14 @@ function nothingToSet(item: Record<string, unknown>): Problem {
 /** Why a stock item would be rejected by the service, or `undefined`. */
 export function stockProblem(item: unknown): Problem {
   if (!isRecord(item)) return `the item must be an object, got ${kindOf(item)}`;
-  return firstProblem(
-    () => checkRequiredText(item.external_id, 'external_id', MAX_EXTERNAL_ID_LENGTH),
-    () => checkUuid(item.store_id, 'store_id'),
-    () => checkStockQuantity(item.stock_quantity, 'stock_quantity'),
-    () => checkPrice(item.price_override, 'price_override', true),
-    () => checkOptionalBoolean(item.active, 'active'),
-    () => nothingToSet(item),
-    () => findNonFinite(item, ''),
+  return (
+    checkRequiredText(item.external_id, 'external_id', MAX_EXTERNAL_ID_LENGTH) ??
+    checkUuid(item.store_id, 'store_id') ??
+    checkStockQuantity(item.stock_quantity, 'stock_quantity') ??
+    checkPrice(item.price_override, 'price_override', true) ??
+    checkOptionalBoolean(item.active, 'active') ??
+    nothingToSet(item) ??
+    itemNonFinite(item)
   );
 }
 
@@ -63,7 +62,9 @@ export const stockRules: ItemRules<StockItemResult> = {
     status: 'error',
     error: { code: 'VALIDATION_ERROR', message },
   }),
-  answers: (result, item) =>
-    result.external_id === fieldOf(item, 'external_id') &&
-    result.store_id.toLowerCase() === fieldOf(item, 'store_id').toLowerCase(),
+  answers: (result, item) => {
+    if (result.external_id !== fieldOf(item, 'external_id')) return false;
+    const storeId = fieldOf(item, 'store_id');
+    return result.store_id === storeId || result.store_id.toLowerCase() === storeId.toLowerCase();
+  },
 };

@@ -1,6 +1,7 @@
 // Cuts the input into windows: contiguous runs of input items, each holding at most one batch.
 // The repeat rule and the local checks are applied here, as the service would apply them if the
 // whole input were one batch.
+import { FirstOccurrences } from './first-seen.ts';
 import type { ItemResultShape, ItemRules } from './route.ts';
 
 /**
@@ -36,8 +37,11 @@ function emptyWindow<Result>(start: number): Window<Result> {
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
-  /** Repeat keys already seen and the index of their first occurrence: all that is kept across windows. */
-  readonly #seen = new Map<string, number>();
+  /**
+   * Repeat keys already seen and the index of their first occurrence: all that is kept across
+   * windows (packed outside the JS heap, see {@link FirstOccurrences}).
+   */
+  readonly #seen = new FirstOccurrences();
   #current: Window<Result> = emptyWindow(0);
 
   constructor(rules: ItemRules<Result>, batchSize: number) {
@@ -70,12 +74,8 @@ export class WindowBuilder<Result extends ItemResultShape> {
   #repeatProblem(item: unknown, index: number): string | undefined {
     const key = this.#rules.repeatKey(item);
     if (key === undefined) return undefined;
-    const firstIndex = this.#seen.get(key);
-    if (firstIndex === undefined) {
-      this.#seen.set(key, index);
-      return undefined;
-    }
-    return this.#rules.repeatMessage(item, firstIndex);
+    const firstIndex = this.#seen.claim(key, index);
+    return firstIndex === -1 ? undefined : this.#rules.repeatMessage(item, firstIndex);
   }
 
   #close(): Window<Result> {
