@@ -6,12 +6,12 @@ import { fail } from './fail.ts';
  */
 export type WebhookRawBody = string | Uint8Array | ArrayBuffer;
 
-const encoder = new TextEncoder();
-
-/** The bytes the signature covers. A parsed object is refused: its bytes are gone. */
-export function rawBodyBytes(rawBody: WebhookRawBody): Uint8Array {
-  if (typeof rawBody === 'string') return encoder.encode(rawBody);
-  if (rawBody instanceof Uint8Array) return rawBody;
+/**
+ * The body as given, bytes or text (a string is signed and parsed as its UTF-8 bytes, never copied
+ * into a buffer of its own for node:crypto). A parsed object is refused: its bytes are gone.
+ */
+export function rawBodyOf(rawBody: WebhookRawBody): string | Uint8Array {
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
   if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
   return fail(
     'invalid_payload',

@@ -18,13 +18,15 @@ export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly
 export function readHeader(headers: WebhookHeaders, name: DeliveryHeaderName): string | undefined {
   if (isFetchHeaders(headers)) return headers.get(name) ?? undefined;
   const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    if (Array.isArray(value)) values.push(...(value as readonly string[]));
-    else values.push(String(value));
+  let found: string | undefined;
+  for (const key of Object.keys(headers)) {
+    // Only a key of the right length is lower-cased: a receiver's record holds a dozen others.
+    const value = key.length === wanted.length && key.toLowerCase() === wanted ? headers[key] : undefined;
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    found = found === undefined ? text : `${found}, ${text}`;
   }
-  return values.length === 0 ? undefined : values.join(', ');
+  return found;
 }
 
 // Duck-typed rather than `instanceof Headers`: undici, Bun, Workers and polyfills each bring their own.

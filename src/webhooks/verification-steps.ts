@@ -5,10 +5,10 @@ import { fail, failMissingHeader } from './fail.ts';
 import { DELIVERY_HEADERS } from './header-names.ts';
 import type { VerifyWebhookOptions } from './options.ts';
 import { parseEvent } from './parse-event.ts';
-import { rawBodyBytes, type WebhookRawBody } from './raw-body.ts';
+import { rawBodyOf, type WebhookRawBody } from './raw-body.ts';
 import { readHeader, type WebhookHeaders } from './read-header.ts';
 import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
-import { readSignature, signedContent } from './signature.ts';
+import { readSignature } from './signature.ts';
 import { readTimestamp, checkTolerance } from './timestamp.ts';
 
 /**
@@ -16,11 +16,12 @@ import { readTimestamp, checkTolerance } from './timestamp.ts';
  * Web Crypto), which happens between {@link checkBeforeSignature} and {@link completeVerification}.
  */
 export interface PendingDelivery {
-  readonly body: Uint8Array;
+  /** The raw body as given: the signed bytes, or a string signed as its UTF-8 bytes. */
+  readonly body: string | Uint8Array;
   readonly headers: WebhookHeaders;
   readonly secrets: readonly string[];
-  /** `<timestamp>.<raw body>`, the bytes to sign. */
-  readonly signedContent: Uint8Array<ArrayBuffer>;
+  /** The `X-Service-Timestamp` value: the signed content is `<timestamp>.<raw body>`. */
+  readonly timestamp: string;
   /** The 32 bytes of the received signature. */
   readonly signature: Uint8Array;
 }
@@ -35,7 +36,7 @@ export function checkBeforeSignature(
   const secrets = secretList(secret);
   const toleranceSeconds = toleranceOf(options.toleranceSeconds);
   const nowSeconds = epochSeconds(options.now);
-  const body = rawBodyBytes(rawBody);
+  const body = rawBodyOf(rawBody);
 
   const signatureHeader = readHeader(headers, DELIVERY_HEADERS.signature);
   const timestampHeader = readHeader(headers, DELIVERY_HEADERS.timestamp);
@@ -44,13 +45,14 @@ export function checkBeforeSignature(
 
   checkTolerance(readTimestamp(timestampHeader), nowSeconds, toleranceSeconds);
   const signature = readSignature(signatureHeader);
-  return { body, headers, secrets, signature, signedContent: signedContent(timestampHeader, body) };
+  return { body, headers, secrets, signature, timestamp: timestampHeader };
 }
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
 export function completeVerification(delivery: PendingDelivery, digests: readonly Uint8Array[]): WebhookEvent {
   // Every digest is compared, so the time taken does not tell which secret matched.
-  const matched = digests.map((digest) => constantTimeEqual(digest, delivery.signature)).includes(true);
+  let matched = false;
+  for (const digest of digests) matched = constantTimeEqual(digest, delivery.signature) || matched;
   if (!matched) {
     fail(
       'signature_mismatch',

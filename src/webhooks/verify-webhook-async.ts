@@ -4,6 +4,7 @@ import type { WebhookRawBody } from './raw-body.ts';
 import type { WebhookHeaders } from './read-header.ts';
 import type { WebhookSecret } from './secrets.ts';
 import { checkBeforeSignature, completeVerification } from './verification-steps.ts';
+import { signedContent } from './signature.ts';
 import { webHmacSha256 } from './web-hmac.ts';
 
 /**
@@ -36,6 +37,7 @@ export async function verifyWebhookAsync(
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
   const delivery = checkBeforeSignature(rawBody, headers, secret, options);
-  const digests = await Promise.all(delivery.secrets.map((key) => webHmacSha256(key, delivery.signedContent)));
+  const content = signedContent(delivery.timestamp, delivery.body);
+  const digests = await Promise.all(delivery.secrets.map((key) => webHmacSha256(key, content)));
   return completeVerification(delivery, digests);
 }

@@ -46,6 +46,8 @@ export function verifyWebhook(
 ): WebhookEvent {
   const { createHmac } = nodeCrypto('verifyWebhook');
   const delivery = checkBeforeSignature(rawBody, headers, secret, options);
-  const digests = delivery.secrets.map((key) => createHmac('sha256', key).update(delivery.signedContent).digest());
+  // Fed in two parts: the signed content `<timestamp>.<raw body>` is never copied into one buffer.
+  const prefix = `${delivery.timestamp}.`;
+  const digests = delivery.secrets.map((key) => createHmac('sha256', key).update(prefix).update(delivery.body).digest());
   return completeVerification(delivery, digests);
 }
