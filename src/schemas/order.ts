@@ -70,7 +70,9 @@ export const OrderSchema = z.looseObject({
     change_for: z.nullable(z.number()),
   }),
   totals: z.looseObject({ subtotal: z.number(), freight: z.number(), discount: z.number(), total: z.number() }),
-  metadata: z.record(z.string(), z.unknown()),
+  // A free object. looseObject rather than record(string, unknown): the same verdict on JSON, and
+  // zod's record code stays out of the receiver's bundle (about 0.6 KB gzipped).
+  metadata: z.looseObject({}),
 });
 /** The full order of spec 2.7 (`updated_at` on reads). Holds personal data in `customer` and `delivery`: do not log it whole. */
 export type Order = z.infer<typeof OrderSchema>;
