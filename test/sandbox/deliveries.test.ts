@@ -203,6 +203,16 @@ describe('retries (spec 6.4) driven by an injected clock', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
+  test('close() right after an emission sends nothing and leaves no answer-limit timer', async () => {
+    const clock = new ManualClock();
+    const { sandbox, receiver } = await setup(() => 'hang', { clock });
+    sandbox.createOrder(); // attempt 1 has started and is still checking the receiver URL
+    await sandbox.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(clock.pendingTimers).toBe(0);
+    expect(receiver.received).toHaveLength(0);
+  });
+
   test('with the production check, a host that turns private is blocked at delivery time', async () => {
     let address = '93.184.216.34';
     const resolveHost: HostResolver = async () => [address];

@@ -61,7 +61,7 @@ function upsertOne(ctx: RouteContext, raw: unknown): Pick<ProductResult, 'status
 
   let failedStore: string | null = null;
   for (const block of item.stores) {
-    if (state.failingStores.has(block.store_id)) {
+    if (state.failingStores.has(canonicalStoreId(block.store_id))) {
       failedStore ??= block.store_id;
       continue;
     }
@@ -104,8 +104,8 @@ function validateItem(raw: unknown, exists: (id: string) => boolean): { item: Va
       continue;
     }
     const store_id = check.string(block.store_id, `${path}.store_id`, { required: true });
-    if (store_id !== undefined && seen.has(store_id)) check.add(`${path}.store_id`, `repeats store ${store_id} within the item`);
-    if (store_id !== undefined) seen.add(store_id);
+    if (store_id !== undefined && seen.has(canonicalStoreId(store_id))) check.add(`${path}.store_id`, `repeats store ${store_id} within the item`);
+    if (store_id !== undefined) seen.add(canonicalStoreId(store_id));
     const stock_quantity = check.number(block.stock_quantity, `${path}.stock_quantity`, { maxDecimals: 3 });
     const price_override = check.number(block.price_override, `${path}.price_override`, { min: 0 });
     const active = check.boolean(block.active, `${path}.active`);

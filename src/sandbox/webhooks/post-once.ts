@@ -24,6 +24,8 @@ interface PostOptions {
  * follow redirects and keep sockets in a pool after `close()`.
  */
 export function postOnce(target: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<AttemptOutcome> {
+  // Closed while the attempt was still checking its URL: the abort event has already fired.
+  if (options.signal.aborted) return Promise.resolve({ status: null, error: 'the sandbox was closed during the attempt' });
   return new Promise((resolve) => {
     let status: number | null = null;
     let settled = false;
