@@ -59,7 +59,8 @@ const BY_STATUS: Record<number, ApiErrorClass> = {
  * else a plain `ApiError` with the code as sent.
  */
 export function createApiError(init: ApiErrorInit & { retryAfterMs?: number | undefined }): ApiError {
-  const ErrorClass = BY_CODE[init.code] ?? BY_STATUS[init.status] ?? ApiError;
+  // Own keys only: a code such as `constructor` or `__proto__` must not pick an Object.prototype member.
+  const ErrorClass = (Object.hasOwn(BY_CODE, init.code) ? BY_CODE[init.code] : undefined) ?? BY_STATUS[init.status] ?? ApiError;
   if (ErrorClass === RateLimitError) return new RateLimitError(init);
   return new ErrorClass(init);
 }

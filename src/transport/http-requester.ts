@@ -2,6 +2,7 @@ import pRetry, { AbortError } from 'p-retry';
 import {
   ConnectionError,
   IntegrationError,
+  InvalidInputError,
   RateLimitError,
   ResponseValidationError,
   TimeoutError,
@@ -61,13 +62,16 @@ export class HttpRequester implements Requester {
     // Errors and logs name the path without its query: queries can carry a customer's phone.
     const request = { method: spec.method, path: url.pathname };
     const budget = new Budget(call.totalTimeoutMs);
+    // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
+    // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
+    const body = serializeBody(spec.body);
 
     return pRetry(
       async (attemptNumber) => {
         // Time queued behind our own limiter is not the service's fault: it is not in the budget.
         const attemptFinished = await this.#settings.limiter.acquire(call.signal);
         try {
-          return await this.#attempt(spec, url, request, attemptNumber, call, budget, attemptFinished);
+          return await this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished);
         } catch (error) {
           if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
@@ -102,6 +106,7 @@ export class HttpRequester implements Requester {
   async #attempt<T>(
     spec: RequestSpec<T>,
     url: URL,
+    body: string | undefined,
     request: { method: string; path: string },
     attemptNumber: number,
     call: ResolvedCallOptions,
@@ -124,7 +129,7 @@ export class HttpRequester implements Requester {
     const startedAt = clock.now();
     let answer: Answer;
     try {
-      answer = await this.#exchange(spec, url, deadline.signal);
+      answer = await this.#exchange(spec, url, body, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       const cause = sanitizeCause(error, [this.#settings.apiKey]);
@@ -157,12 +162,12 @@ export class HttpRequester implements Requester {
    *
    * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
-  #exchange(spec: RequestSpec<unknown>, url: URL, signal: AbortSignal): Promise<Answer> {
+  #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
     const fetch = this.#settings.fetch ?? globalThis.fetch;
     // A fresh plain object per request (a custom fetch may keep or change what it is given), in
     // one of two fixed shapes. Content-Type only goes with a body.
     const init: RequestInit =
-      spec.body === undefined
+      body === undefined
         ? {
             method: spec.method,
             headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'User-Agent': this.#userAgent },
@@ -174,7 +179,7 @@ export class HttpRequester implements Requester {
         : {
             method: spec.method,
             headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'Content-Type': 'application/json', 'User-Agent': this.#userAgent },
-            body: JSON.stringify(spec.body),
+            body,
             redirect: 'manual',
             signal,
           };
@@ -266,6 +271,16 @@ function timeoutMessage(request: { method: string; path: string }, attempt: numb
   return budgetRanOut
     ? `${request.method} ${request.path} ran out of its totalTimeoutMs during attempt ${attempt} (${ms} ms left)`
     : `${request.method} ${request.path} did not finish within timeoutMs (${ms} ms, body included) on attempt ${attempt}`;
+}
+
+/** The request body as JSON text; `InvalidInputError` (without the error's message: it may quote the body) when JSON cannot carry it. */
+function serializeBody(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.stringify(body);
+  } catch {
+    throw new InvalidInputError([{ path: 'body', message: 'cannot be sent as JSON (a BigInt, a circular reference, or a toJSON that throws)' }]);
+  }
 }
 
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] } {

@@ -12,7 +12,8 @@ export function addToSummary<Result extends ItemResultShape, Summary extends obj
 ): Summary {
   const counts = summary as Record<keyof Summary, number>;
   for (const result of results) {
-    const counter = route.counters[result.status];
+    // Own keys only: a status such as `constructor` must not pick an Object.prototype member.
+    const counter = Object.hasOwn(route.counters, result.status) ? route.counters[result.status] : undefined;
     if (counter !== undefined) counts[counter] += 1;
   }
   return summary;
