@@ -1,4 +1,4 @@
-// Defects found in review: each test failed before its fix.
+// Item statuses outside the documented ones are kept in results but counted in no summary field.
 import { describe, expect, it } from 'vitest';
 import { CatalogResource } from '../../src/resources/catalog.ts';
 import { createFakeService, product } from './fake-service.ts';

@@ -1,4 +1,5 @@
-// Defects found in review: each test failed before its fix.
+// Codes the service may send that collide with Object.prototype names, and bodies JSON cannot
+// serialise: each still ends in a typed error, and nothing is sent twice or misreported.
 import { describe, expect, it } from 'vitest';
 import { ApiError, IntegrationError, InvalidInputError } from '../../src/index.ts';
 import { envelope, fakeService, makeClient, PHONE } from './helpers.ts';
