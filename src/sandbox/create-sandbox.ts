@@ -6,7 +6,7 @@ import { listen } from './http/node-adapter.ts';
 import { Platform } from './platform/orders.ts';
 import { bucketsFrom } from './rate-limit.ts';
 import { ROUTES } from './routes/table.ts';
-import { COUPON_CODES, createSeededState, KEYS, STORES, type KeyName } from './seed.ts';
+import { apiKeyOf, COUPON_CODES, createSeededState, KEYS, STORES, type KeyName } from './seed.ts';
 import type { SandboxState } from './state.ts';
 import type { Sandbox, SandboxKeyInfo, SandboxOptions, SandboxSeed } from './types.ts';
 import { DeliveryEngine, viewOf } from './webhooks/delivery-engine.ts';
@@ -44,7 +44,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const core = createCore({ state, routes: ROUTES, services: { clock, deliveries, receivers }, buckets: bucketsFrom(options.rate, clock), faults: () => faults });
   const server = await listen(core, options.port ?? 0);
   const platform = new Platform(state, clock, deliveries);
-  const keyInfo = (name: KeyName): SandboxKeyInfo => ({ apiKey: `service_${KEYS[name].keyId}_${KEYS[name].secret}`, keyId: KEYS[name].keyId, scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds] });
+  const keyInfo = (name: KeyName): SandboxKeyInfo => ({ apiKey: apiKeyOf(name), keyId: KEYS[name].keyId, scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds] });
   const seed = seedOf(state, { full: keyInfo('full'), oneStore: keyInfo('oneStore'), readOnly: keyInfo('readOnly') });
   let closed: Promise<void> | null = null;
 

@@ -41,6 +41,7 @@ export const COUPON_CODES = {
   exhausted: 'ONCE50',
 } as const;
 
+/** The complete key of spec part 5, `service_<key_id>_<secret>`. */
 export function apiKeyOf(name: KeyName): string {
   return `service_${KEYS[name].keyId}_${KEYS[name].secret}`;
 }
@@ -65,8 +66,8 @@ function coupon(code: string, type: 'percent' | 'fixed', value: number, extra: P
 
 export function createSeededState(clock: SandboxClock): SandboxState {
   const now = new Date(clock.now()).toISOString();
-  const keys = Object.values(KEYS).map((k) => ({
-    keyId: k.keyId, apiKey: `service_${k.keyId}_${k.secret}`, scopes: [...k.scopes], storeIds: [...k.storeIds], revoked: false,
+  const keys = (Object.keys(KEYS) as KeyName[]).map((name) => ({
+    keyId: KEYS[name].keyId, apiKey: apiKeyOf(name), scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds], revoked: false,
   }));
   return {
     merchantId: MERCHANT_ID,
