@@ -1,23 +1,47 @@
-import { defineConfig } from 'tsup';
+import { rmSync } from 'node:fs';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    webhooks: 'src/webhooks/index.ts',
-    sandbox: 'src/sandbox/index.ts',
-    cli: 'src/sandbox/cli.ts',
-  },
-  format: ['esm', 'cjs'],
-  // Shared chunks for both formats: an error class exported by two entries must be one class.
-  splitting: true,
-  dts: process.env.TSUP_NO_DTS ? false : { entry: { index: 'src/index.ts', webhooks: 'src/webhooks/index.ts', sandbox: 'src/sandbox/index.ts' } },
-  clean: true,
+/** The library's entries, each a subpath export (`integration-sdk/<name>`), built as ESM and CommonJS. */
+const entries = {
+  index: 'src/index.ts',
+  webhooks: 'src/webhooks/index.ts',
+  sandbox: 'src/sandbox/index.ts',
+  inbox: 'src/inbox/index.ts',
+  'inbox-sqlite': 'src/inbox/sqlite/index.ts',
+  'inbox-postgres': 'src/inbox/postgres/index.ts',
+  redis: 'src/redis/index.ts',
+  otel: 'src/otel/index.ts',
+};
+
+const shared: Options = {
   target: 'node22',
-  platform: 'neutral',
   sourcemap: false,
   treeshake: true,
-  // zod and p-retry are bundled: Node loads zod/mini's many files in ~55 ms, the bundled subset
-  // we use in ~3 ms (see docs/benchmarks.md), and the CommonJS build then requires no ESM-only
-  // package. zod stays a dependency for the schema types in the .d.ts files.
-  noExternal: ['zod', 'p-retry', 'is-network-error'],
+  // Both configs write into dist/ at once: the folder is emptied once, below, not per config.
+  clean: false,
+};
+
+export default defineConfig(() => {
+  rmSync('dist', { recursive: true, force: true });
+  return [
+    {
+      ...shared,
+      entry: entries,
+      format: ['esm', 'cjs'],
+      // Neutral: the webhooks entry also runs on edge runtimes (Workers, Deno, Bun).
+      platform: 'neutral',
+      // Shared chunks for both formats: an error class exported by two entries must be one class.
+      splitting: true,
+      dts: process.env.TSUP_NO_DTS ? false : { entry: entries },
+    },
+    {
+      // The command line runs only as `npx integration-sdk`: one ESM file, no types, no CommonJS twin.
+      ...shared,
+      entry: { cli: 'src/cli/index.ts' },
+      format: ['esm'],
+      platform: 'node',
+      splitting: false,
+      dts: false,
+    },
+  ];
 });

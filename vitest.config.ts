@@ -7,6 +7,11 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^integration-sdk\/webhooks$/, replacement: src('webhooks/index.ts') },
+      { find: /^integration-sdk\/inbox\/sqlite$/, replacement: src('inbox/sqlite/index.ts') },
+      { find: /^integration-sdk\/inbox\/postgres$/, replacement: src('inbox/postgres/index.ts') },
+      { find: /^integration-sdk\/inbox$/, replacement: src('inbox/index.ts') },
+      { find: /^integration-sdk\/redis$/, replacement: src('redis/index.ts') },
+      { find: /^integration-sdk\/otel$/, replacement: src('otel/index.ts') },
       { find: /^integration-sdk\/sandbox$/, replacement: src('sandbox/index.ts') },
       { find: /^integration-sdk$/, replacement: src('index.ts') },
     ],

@@ -11,7 +11,7 @@ export * from './schemas/index.ts';
 export type { CallOptions, RetryMode, HttpMethod, RequestSpec, Requester } from './transport/types.ts';
 export type { RateLimiter, AttemptFinished, TokenBucketOptions } from './transport/rate-limiter.ts';
 export type { Logger } from './transport/logger.ts';
-export type { Clock } from './transport/clock.ts';
+export type { Clock } from './clock.ts';
 
 export type { OrdersResource } from './resources/orders.ts';
 export type { WebhooksResource, CreateWebhookInput, DeliveriesOptions } from './resources/webhooks.ts';

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/index.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { API_PREFIX, type TransportSettings } from './http-requester.ts';
 import type { Logger } from './logger.ts';
 import { PauseOnlyLimiter, TokenBucket, type RateLimiter, type TokenBucketOptions } from './rate-limiter.ts';

@@ -9,7 +9,7 @@ import {
 } from '../errors/index.ts';
 import { VERSION } from '../version.ts';
 import { resolveCallOptions, type ResolvedCallOptions } from './call-options.ts';
-import { raceAbort, sleep, type Clock } from './clock.ts';
+import { raceAbort, sleep, type Clock } from '../clock.ts';
 import { errorFromAnswer, type Answer } from './error-from-answer.ts';
 import type { Logger } from './logger.ts';
 import type { AttemptFinished, RateLimiter } from './rate-limiter.ts';

@@ -1,4 +1,4 @@
-import { sleep, systemClock, type Clock } from './clock.ts';
+import { sleep, systemClock, type Clock } from '../clock.ts';
 
 /**
  * What the client asks before every attempt, and tells after every 429. Implement it to share one

@@ -4,6 +4,11 @@ const entries = {
   'integration-sdk': '../../src/index.ts',
   'integration-sdk/webhooks': '../../src/webhooks/index.ts',
   'integration-sdk/sandbox': '../../src/sandbox/index.ts',
+  'integration-sdk/inbox': '../../src/inbox/index.ts',
+  'integration-sdk/inbox/sqlite': '../../src/inbox/sqlite/index.ts',
+  'integration-sdk/inbox/postgres': '../../src/inbox/postgres/index.ts',
+  'integration-sdk/redis': '../../src/redis/index.ts',
+  'integration-sdk/otel': '../../src/otel/index.ts',
 };
 
 export async function resolve(specifier, context, nextResolve) {

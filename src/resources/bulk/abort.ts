@@ -1,4 +1,4 @@
-import { raceAbort } from '../../transport/clock.ts';
+import { raceAbort } from '../../clock.ts';
 
 /**
  * Waits for `promise`, but rejects with the signal's reason as soon as it is aborted: an abort

@@ -1,0 +1,2 @@
+// Entry point; filled in by this stage's work.
+export {};
