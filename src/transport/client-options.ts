@@ -168,6 +168,11 @@ export function transportSettingsFrom(options: IntegrationClientOptions): Transp
   checkApiKey(options.apiKey);
   functionOption('randomUUID', options.randomUUID);
   const clock = options.clock ?? systemClock;
+  const logger = loggerFrom(options.logger);
+  const limiter = limiterFrom(options.rateLimit, clock);
+  // A shared limiter (e.g. over Redis) keys its bucket by the key id (never the secret) and warns
+  // through this client's logger.
+  limiter.attach?.({ keyId: keyIdOf(options.apiKey), logger });
   return {
     apiKey: options.apiKey,
     baseUrl: apiBaseUrl(options.baseUrl),
@@ -175,9 +180,9 @@ export function transportSettingsFrom(options: IntegrationClientOptions): Transp
     totalTimeoutMs: milliseconds('totalTimeoutMs', options.totalTimeoutMs, DEFAULTS.totalTimeoutMs),
     maxRetries: retries(options.maxRetries),
     maxRetryAfterMs: milliseconds('maxRetryAfterMs', options.maxRetryAfterMs, DEFAULTS.maxRetryAfterMs, { allowZero: true }),
-    limiter: limiterFrom(options.rateLimit, clock),
+    limiter,
     fetch: functionOption('fetch', options.fetch),
-    logger: loggerFrom(options.logger),
+    logger,
     clock,
     // Read at call time, like the system clock: a `Math.random` spy installed later still applies.
     random: functionOption('random', options.random) ?? (() => Math.random()),
@@ -234,6 +239,11 @@ function retries(value: unknown): number {
   if (value === undefined) return DEFAULTS.maxRetries;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new ConfigurationError('maxRetries must be a whole number ≥ 0');
   return value;
+}
+
+/** `service_<key_id>_<secret>` → `<key_id>` (the format was checked before). */
+function keyIdOf(apiKey: string): string {
+  return apiKey.split('_')[1]!;
 }
 
 function limiterFrom(rateLimit: IntegrationClientOptions['rateLimit'], clock: Clock): RateLimiter {

@@ -1,4 +1,5 @@
 import { sleep, systemClock, type Clock } from '../clock.ts';
+import type { Logger } from './logger.ts';
 
 /**
  * What the client asks before every attempt, and tells after every 429. Implement it to share one
@@ -23,6 +24,21 @@ export interface RateLimiter {
   acquire(signal?: AbortSignal): Promise<void | AttemptFinished>;
   /** The service answered 429: let no request through for `ms`. */
   pause(ms: number): void;
+  /**
+   * Called once by each client constructed with this limiter, before its first request: the key's
+   * id (never its secret), so that a limiter shared between processes can name the key's bucket,
+   * and the client's logger for its warnings. A limiter that serves one key only may throw a
+   * `ConfigurationError` when given a second one.
+   */
+  attach?(client: RateLimiterClient): void;
+}
+
+/** What a client tells the limiter it was given (see `RateLimiter.attach`). */
+export interface RateLimiterClient {
+  /** The `<key_id>` of `service_<key_id>_<secret>`. */
+  keyId: string;
+  /** The client's logger, already made never to throw; `undefined` when it has none. */
+  logger: Partial<Logger> | undefined;
 }
 
 /** Called by the client when the attempt a token was taken for has finished. */
