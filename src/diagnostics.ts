@@ -160,14 +160,23 @@ export function traceCall<T>(operation: string, fn: (context: CallContext | unde
   return trace(tracing, context, run, summarize);
 }
 
-/** Publishes one batch of a bulk call on `integration-sdk:batch` (when anyone listens). */
-export function traceBatch<T>(call: CallContext | undefined, index: number, items: number, fn: () => Promise<T>, summarize: (value: T) => ResultCounts | undefined): Promise<T> {
+/**
+ * Publishes one batch of a bulk call on `integration-sdk:batch` (when anyone listens), as a child
+ * of the call being traced around it (`traceCall`); outside a traced call it only runs `fn`.
+ */
+export function traceBatch<T>(index: number, items: number, fn: () => Promise<T>, summarize: (value: T) => ResultCounts | undefined): Promise<T> {
+  const call = current?.getStore()?.call;
   const tracing = channels.batch;
   if (!call || (!tracing?.hasSubscribers && !channels.attempt?.hasSubscribers)) return fn();
   const context: BatchContext = { operation: call.operation, call, index, items };
   const run = () => (current ? current.run({ call, batch: context }, fn) : fn());
   if (!tracing?.hasSubscribers) return run();
   return trace(tracing, context, run, summarize);
+}
+
+/** The call being traced around the caller, if any (a bulk call sets its `batches` count on it). */
+export function currentCall(): CallContext | undefined {
+  return current?.getStore()?.call;
 }
 
 /**
