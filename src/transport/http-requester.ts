@@ -1,3 +1,4 @@
+import ky, { type KyInstance } from 'ky';
 import pRetry, { AbortError } from 'p-retry';
 import {
   ConnectionError,
@@ -48,12 +49,31 @@ export interface TransportSettings {
  */
 export class HttpRequester implements Requester {
   readonly #settings: TransportSettings;
-  readonly #userAgent: string;
+  /** The one HTTP client: prefix, headers and key; retries, deadlines and errors stay ours (below). */
+  readonly #http: KyInstance;
+  /** The base URL's path (`/integration/v1`, or under a proxy's prefix): ky prepends it. */
+  readonly #prefixPath: string;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
+    this.#prefixPath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-    this.#userAgent = `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}`;
+    this.#http = ky.create({
+      prefix: settings.baseUrl,
+      headers: { 'X-API-Key': settings.apiKey, Accept: 'application/json', 'User-Agent': `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}` },
+      // p-retry owns retries (with the key-wide 429 pause and the retry modes); the per-attempt
+      // deadline below covers the body read, which ky's `timeout` does not.
+      retry: 0,
+      timeout: false,
+      // Non-2xx answers are mapped from the service's error envelope by errorFromAnswer.
+      throwHttpErrors: false,
+      // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx is
+      // returned as it is and becomes ApiError `HTTP_3xx`.
+      redirect: 'manual',
+      // The configured fetch, else `globalThis.fetch` looked up now, so that msw or a spy installed
+      // after the client was built still takes effect.
+      fetch: (input, init) => (settings.fetch ?? globalThis.fetch)(input, init),
+    });
   }
 
   async send<T>(spec: RequestSpec<T>): Promise<T> {
@@ -156,36 +176,20 @@ export class HttpRequester implements Requester {
   }
 
   /**
-   * The HTTP exchange itself: one call of the configured `fetch` (else `globalThis.fetch`, looked
-   * up now, so that msw or a spy installed after the client was built still takes effect), then
-   * the body read in full. Retries, deadlines, redirects and errors are the caller's.
+   * The HTTP exchange itself, through ky: one request, then the body read in full. Retries,
+   * deadlines, redirects and errors are the caller's.
    *
    * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
   #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
-    const fetch = this.#settings.fetch ?? globalThis.fetch;
-    // A fresh plain object per request (a custom fetch may keep or change what it is given), in
-    // one of two fixed shapes. Content-Type only goes with a body.
-    const init: RequestInit =
+    const input = url.pathname.slice(this.#prefixPath.length + 1) + url.search;
+    const pending =
       body === undefined
-        ? {
-            method: spec.method,
-            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'User-Agent': this.#userAgent },
-            // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx
-            // is returned as it is and becomes ApiError `HTTP_3xx`.
-            redirect: 'manual',
-            signal,
-          }
-        : {
-            method: spec.method,
-            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'Content-Type': 'application/json', 'User-Agent': this.#userAgent },
-            body,
-            redirect: 'manual',
-            signal,
-          };
+        ? this.#http(input, { method: spec.method, signal })
+        : this.#http(input, { method: spec.method, body, headers: { 'Content-Type': 'application/json' }, signal });
     // One race for the whole exchange, answer and body: a custom fetch may ignore the signal, and
     // the deadline must hold anyway.
-    return raceAbort(readAnswer(fetch(url.href, init), signal, this.#settings.clock), signal);
+    return raceAbort(readAnswer(pending, signal, this.#settings.clock), signal);
   }
 
   #buildUrl(spec: RequestSpec<unknown>): URL {

@@ -54,7 +54,7 @@ export interface CallOptions {
 /**
  * How a request may be repeated when an attempt fails:
  * - `safe`: repeating it cannot act twice (GET, DELETE, absolute writes such as PATCH /stock and
- *   the bulk upsert). Retried on connection failures, time-outs, 500, 503 (not FEATURE_DISABLED), 429.
+ *   the bulk upsert). Retried on connection failures, time-outs, 500, 502, 503 (not FEATURE_DISABLED), 504, 429.
  * - `idempotency-key`: the body carries an `idempotency_key` the service deduplicates on. As `safe`,
  *   plus 409 `CONFLICT`.
  * - `unsafe`: could act twice (POST /webhooks, POST /webhooks/{id}/test). Retried only when the

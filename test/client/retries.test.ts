@@ -34,6 +34,8 @@ describe('safe calls (GET health)', () => {
     ['503 AUTH_UNAVAILABLE', envelope(503, 'AUTH_UNAVAILABLE')],
     ['503 POINTS_UNAVAILABLE', envelope(503, 'POINTS_UNAVAILABLE')],
     ['503 without an envelope', empty(503)],
+    ['502 from a proxy', () => new Response('bad gateway', { status: 502 })],
+    ['504 from a proxy', () => new Response('gateway timeout', { status: 504 })],
     ['429 RATE_LIMITED', envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '1' })],
   ];
   it.each(retried)('retry after %s', async (_name, failure) => {
@@ -52,7 +54,6 @@ describe('safe calls (GET health)', () => {
     ['409 WEBHOOK_LIMIT_REACHED', envelope(409, 'WEBHOOK_LIMIT_REACHED')],
     ['422 INSUFFICIENT_BALANCE', envelope(422, 'INSUFFICIENT_BALANCE')],
     ['503 FEATURE_DISABLED', envelope(503, 'FEATURE_DISABLED')],
-    ['502 from a proxy', () => new Response('bad gateway', { status: 502 })],
   ];
   it.each(final)('no retry after %s', async (_name, failure) => {
     const service = fakeService(failure, healthy);
