@@ -17,12 +17,12 @@ const shared: Options = {
   target: 'node22',
   sourcemap: false,
   treeshake: true,
-  // Both configs write into dist/ at once: the folder is emptied once, below, not per config.
+  // Both configs write into one folder at once: it is emptied once, below, not per config.
   clean: false,
 };
 
-export default defineConfig(() => {
-  rmSync('dist', { recursive: true, force: true });
+export default defineConfig((flags) => {
+  rmSync(flags.outDir ?? 'dist', { recursive: true, force: true });
   return [
     {
       ...shared,

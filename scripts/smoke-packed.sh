@@ -4,6 +4,9 @@
 # error, and talk to the sandbox.
 set -euo pipefail
 tarball=$1; shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+tsc="$root/node_modules/.bin/tsc"
+typeRoots="$root/node_modules/@types"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cd "$scratch"
@@ -59,6 +62,23 @@ assert.throws(() => new IntegrationClient({ apiKey: 'nope', baseUrl: 'https://x.
   process.exit(1);
 });
 JS
+
+# TypeScript users on the old `moduleResolution: node` (node10) ignore `exports`: the subpath
+# entries must still resolve, through `typesVersions`.
+cat > node10.ts <<'TS'
+import { IntegrationClient, type Scope } from 'integration-sdk';
+import { verifyWebhook } from 'integration-sdk/webhooks';
+import { createSandbox } from 'integration-sdk/sandbox';
+import * as inbox from 'integration-sdk/inbox';
+import * as sqlite from 'integration-sdk/inbox/sqlite';
+import * as postgres from 'integration-sdk/inbox/postgres';
+import * as redis from 'integration-sdk/redis';
+import * as otel from 'integration-sdk/otel';
+const scope: Scope = 'orders:read';
+console.log(IntegrationClient, verifyWebhook, createSandbox, inbox, sqlite, postgres, redis, otel, scope);
+TS
+"$tsc" --ignoreDeprecations 6.0 --noEmit --strict --skipLibCheck --module commonjs --moduleResolution node --target es2022 --lib es2023,dom --types node --typeRoots "$typeRoots" node10.ts
+echo "types resolve under moduleResolution node"
 
 for bin in "$@"; do
   "$bin/node" esm.mjs

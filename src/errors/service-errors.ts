@@ -1,4 +1,5 @@
 import { ApiError, type ApiErrorInit } from './api-error.ts';
+import type { Scope } from '../schemas/health.ts';
 
 /** 401 `INVALID_API_KEY`: the key is missing, malformed, revoked or rotated. Not retried. */
 export class AuthenticationError extends ApiError {
@@ -14,15 +15,15 @@ export class ForbiddenStoreError extends ApiError {
 export class InsufficientScopeError extends ApiError {
   static override readonly errorName: string = 'InsufficientScopeError';
   /** `details.required_scope`, e.g. `catalog:write`. */
-  readonly requiredScope: string | undefined;
+  readonly requiredScope: Scope | undefined;
   /** `details.granted_scopes`: what the key has. */
-  readonly grantedScopes: string[];
+  readonly grantedScopes: Scope[];
 
   constructor(init: ApiErrorInit) {
     super(init);
     const details = asRecord(init.details);
-    this.requiredScope = typeof details.required_scope === 'string' ? details.required_scope : undefined;
-    this.grantedScopes = Array.isArray(details.granted_scopes) ? details.granted_scopes.filter((s): s is string => typeof s === 'string') : [];
+    this.requiredScope = typeof details.required_scope === 'string' ? (details.required_scope as Scope) : undefined;
+    this.grantedScopes = Array.isArray(details.granted_scopes) ? details.granted_scopes.filter((s): s is Scope => typeof s === 'string') : [];
   }
 }
 

@@ -1,7 +1,7 @@
 // Checks the built package, not the sources: what a receiver pulls in when it imports
 // `integration-sdk/webhooks`, and that each build format shares one class per error.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,9 +38,8 @@ beforeAll(() => {
   });
 }, 60_000);
 
-// zod and p-retry are bundled into dist (see tsup.config.ts), so a bare-import check alone cannot
-// see them: the reachable code is also searched for marks of p-retry and of the client pipeline.
-const CLIENT_MARKS = ['shouldConsumeRetry', 'onFailedAttempt', "'X-API-Key'", '"X-API-Key"'];
+// Marks of the client pipeline, in case code of it were copied into a chunk the entry reaches.
+const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"'];
 
 describe('built webhooks entry', () => {
   for (const file of ['webhooks.js', 'webhooks.cjs']) {
@@ -55,11 +54,53 @@ describe('built webhooks entry', () => {
     });
   }
 
-  it('the main entry does reach the client pipeline and p-retry, so the checks above can fail', () => {
-    const { files } = reachableImports(join(outDir, 'index.js'));
+  it('the main entry does reach the client pipeline, ky and p-retry, so the checks above can fail', () => {
+    const { bare, files } = reachableImports(join(outDir, 'index.js'));
+    expect([...bare]).toEqual(expect.arrayContaining(['ky', 'p-retry', 'zod/mini']));
     const code = [...files].map((path) => readFileSync(path, 'utf8')).join('\n');
-    expect(code).toContain('shouldConsumeRetry');
     expect(code).toMatch(/["']X-API-Key["']/);
+  });
+});
+
+describe('dependencies are imported, not copied', () => {
+  it('no entry bundles ky, zod or p-retry: an app that has them keeps one copy', () => {
+    const code = readdirSync(outDir)
+      .filter((name) => /\.(c?js)$/.test(name))
+      .map((name) => readFileSync(join(outDir, name), 'utf8'))
+      .join('\n');
+    // Marks of each library's own source, absent when they stay external imports.
+    expect(code).not.toContain('shouldConsumeRetry'); // p-retry
+    expect(code).not.toContain('prefixUrl'); // ky
+    expect(code).not.toContain('$ZodType'); // zod
+  });
+
+  it('the command line is built once, as ESM: no cli.cjs', () => {
+    expect(existsSync(join(outDir, 'cli.js'))).toBe(true);
+    expect(existsSync(join(outDir, 'cli.cjs'))).toBe(false);
+    expect(readFileSync(join(outDir, 'cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});
+
+describe('instanceof across the ESM and CommonJS builds (a process may load both)', () => {
+  it('an error of one build is an instance of the same-named class of the other, and of its ancestors only', async () => {
+    const esm = await import(pathToFileURL(join(outDir, 'index.js')).href);
+    const cjs = createRequire(join(outDir, 'index.cjs'))(join(outDir, 'index.cjs'));
+    expect(esm.RateLimitError).not.toBe(cjs.RateLimitError);
+    for (const [from, to] of [[esm, cjs], [cjs, esm]]) {
+      const rateLimited = new from.RateLimitError({ status: 429, code: 'RATE_LIMITED', message: 'slow down', requestMethod: 'GET', requestPath: '/integration/v1/health', headers: {} });
+      expect(rateLimited).toBeInstanceOf(to.RateLimitError);
+      expect(rateLimited).toBeInstanceOf(to.ApiError);
+      expect(rateLimited).toBeInstanceOf(to.IntegrationError);
+      expect(rateLimited).not.toBeInstanceOf(to.ConfigurationError);
+      expect(rateLimited).not.toBeInstanceOf(to.NotFoundError);
+      const config = new from.ConfigurationError('bad option');
+      expect(config).toBeInstanceOf(to.ConfigurationError);
+      expect(config).not.toBeInstanceOf(to.ApiError);
+      expect(new from.TimeoutError('late')).toBeInstanceOf(to.ConnectionError);
+      expect(new from.ConnectionError('down')).not.toBeInstanceOf(to.TimeoutError);
+    }
+    expect({ name: 'RateLimitError' }).not.toBeInstanceOf(esm.IntegrationError);
+    expect(null).not.toBeInstanceOf(esm.IntegrationError);
   });
 });
 
