@@ -74,3 +74,20 @@ export class BulkOperationError<Partial = unknown> extends IntegrationError {
     this.partial = init.partial;
   }
 }
+
+/**
+ * A shared rate limiter (e.g. `redisRateLimiter` with `fallback: false`) could not reach its store,
+ * so no request was sent. `cause` is a sanitised copy of the store's error.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.health();
+ * } catch (error) {
+ *   if (error instanceof RateLimiterUnavailableError) console.warn('Redis is down; try later');
+ * }
+ * ```
+ */
+export class RateLimiterUnavailableError extends IntegrationError {
+  static override readonly errorName: string = 'RateLimiterUnavailableError';
+}
