@@ -182,16 +182,34 @@ export class LoyaltyResource {
     options: CallOptions | undefined,
   ): Promise<WithIdempotencyKey<T>> {
     const idempotencyKey = input.idempotency_key ?? this.#randomUUID();
-    const result = await this.#requester.send({
-      method: 'POST',
-      path,
-      body: { ...input, idempotency_key: idempotencyKey },
-      schema,
-      retry: 'idempotency-key',
-      options,
-    });
-    return { ...result, idempotency_key: idempotencyKey };
+    try {
+      const result = await this.#requester.send({
+        method: 'POST',
+        path,
+        body: { ...input, idempotency_key: idempotencyKey },
+        schema,
+        retry: 'idempotency-key',
+        options,
+      });
+      return { ...result, idempotency_key: idempotencyKey };
+    } catch (error) {
+      // The write may have been processed (a dropped connection after the service credited): the
+      // only safe repeat sends the same key, so every error says which key was used.
+      throw withIdempotencyKey(error, idempotencyKey);
+    }
   }
+}
+
+/** Adds `idempotency_key` to an error thrown by a loyalty write (a frozen or primitive one is left as is). */
+function withIdempotencyKey(error: unknown, idempotencyKey: string): unknown {
+  if ((typeof error === 'object' && error !== null) || typeof error === 'function') {
+    try {
+      Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true, configurable: true, writable: true });
+    } catch {
+      // not extensible: nothing to add it to
+    }
+  }
+  return error;
 }
 
 /** Exactly one of `phone` / `external_id` (at most one when not `required`). */

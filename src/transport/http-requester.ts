@@ -22,6 +22,9 @@ import type { RequestSpec, Requester } from './types.ts';
 
 export const API_PREFIX = '/integration/v1';
 
+/** Largest answer read, in bytes: a bulk answer of 500 results is well under 1 MB. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
 /** A 429 without `Retry-After` (the service always sends one): the service's own minimum. */
 const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
 
@@ -53,6 +56,8 @@ export class HttpRequester implements Requester {
   readonly #http: KyInstance;
   /** The base URL's path (`/integration/v1`, or under a proxy's prefix): ky prepends it. */
   readonly #prefixPath: string;
+  /** Until when a 429 paused every call of this client (the limiter holds them back). */
+  #pausedUntil = 0;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
@@ -85,6 +90,19 @@ export class HttpRequester implements Requester {
     // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
     // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
     const body = serializeBody(spec.body);
+    // A call that cannot outlive the pause a 429 set fails now, not when its deadline is long past.
+    const pauseLeft = this.#pausedUntil - this.#settings.clock.now();
+    if (pauseLeft > 0 && pauseLeft >= call.totalTimeoutMs) {
+      throw new RateLimitError({
+        status: 429,
+        code: 'RATE_LIMITED',
+        message: `every call of this client is paused by a 429 for another ${Math.ceil(pauseLeft)} ms, past this call's totalTimeoutMs (${call.totalTimeoutMs} ms); nothing was sent`,
+        requestMethod: request.method,
+        requestPath: request.path,
+        headers: {},
+        retryAfterMs: Math.ceil(pauseLeft),
+      });
+    }
 
     return pRetry(
       async (attemptNumber) => {
@@ -167,7 +185,10 @@ export class HttpRequester implements Requester {
     }
     if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
-    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request);
+    if (answer.tooLarge) {
+      throw new ResponseValidationError({ issues: [{ path: '', message: `the answer is larger than ${MAX_RESPONSE_BYTES} bytes: not read` }], status: answer.status, requestMethod: request.method, requestPath: request.path });
+    }
+    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#settings.apiKey);
     if (spec.schema === undefined) return undefined as T;
     const parsed = parseBody(answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
@@ -195,12 +216,19 @@ export class HttpRequester implements Requester {
   #buildUrl(spec: RequestSpec<unknown>): URL {
     let path = spec.path.startsWith(`${API_PREFIX}/`) || spec.path === API_PREFIX ? spec.path.slice(API_PREFIX.length) : spec.path;
     if (!path.startsWith('/')) path = `/${path}`;
+    checkPathSegments(path);
     const url = new URL(this.#settings.baseUrl + path);
+    // However the path was spelled, the request stays under /integration/v1: the key goes nowhere else.
+    if (!url.pathname.startsWith(`${this.#prefixPath}/`)) throw new InvalidInputError([{ path: 'path', message: `must stay under ${API_PREFIX}` }]);
     if (spec.query !== undefined) {
       for (const name in spec.query) {
         if (!Object.hasOwn(spec.query, name)) continue;
-        const value = spec.query[name];
-        if (value !== undefined) url.searchParams.append(name, String(value));
+        const value: unknown = spec.query[name];
+        if (value === undefined) continue;
+        if (typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
+          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
+        }
+        url.searchParams.append(name, String(value));
       }
     }
     return url;
@@ -213,6 +241,7 @@ export class HttpRequester implements Requester {
   /** The key's budget is shared: every call of this client waits, not only the one that met the 429. */
   #pauseEveryCall(error: RateLimitError, path: string): void {
     const pauseMs = rateLimitWait(error);
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#settings.clock.now() + pauseMs);
     this.#settings.limiter.pause(pauseMs);
     this.#settings.logger?.warn?.('integration-sdk rate limited: pausing every call of this client', { path, pauseMs });
   }
@@ -257,15 +286,47 @@ async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock
   const response = await pending;
   try {
     signal.throwIfAborted();
-    const text = await response.text();
     const { status } = response;
+    const text = await readText(response);
     const retryAfterMs = status >= 200 && status <= 299 ? undefined : parseRetryAfter(response.headers.get('retry-after'), clock.now());
-    return { status, headers: response.headers, text, retryAfterMs };
+    return { status, headers: response.headers, text: text ?? '', retryAfterMs, tooLarge: text === undefined };
   } catch (error) {
     response.body?.cancel().catch(() => {});
     throw error;
   }
 }
+
+/** The body as text, or `undefined` (and the rest cancelled) past `MAX_RESPONSE_BYTES`. */
+async function readText(response: Response): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_RESPONSE_BYTES) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return utf8.decode(bytes);
+}
+
+const utf8 = new TextDecoder();
 
 function rateLimitWait(error: RateLimitError): number {
   return error.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS;
@@ -293,6 +354,21 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; is
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false, issues: [{ path: '', message: 'the body is not JSON' }] };
+  }
+}
+
+/** Path segments that are empty, `.` or `..` (encoded or not), or hold a backslash, would move the request off its route. */
+function checkPathSegments(path: string): void {
+  for (const raw of path.slice(1).split('/')) {
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      // a malformed escape is sent as it is, and the service answers 404
+    }
+    if (decoded === '' || decoded === '.' || decoded === '..' || raw.includes('\\')) {
+      throw new InvalidInputError([{ path: 'path', message: 'has a path segment that is empty, "." or ".." (an id must name one resource)' }]);
+    }
   }
 }
 

@@ -401,7 +401,7 @@ test('every error above is an IntegrationError and an ApiError carries the respo
   expect((error as ApiError).headers['content-type']).toMatch(/^application\/json/);
 });
 
-test('logs and errors never carry the key, a phone, an idempotency key or a customer\'s name', async () => {
+test('logs and errors never carry the key, a phone or a customer\'s name; logs no idempotency key, a failed loyalty write\'s error names its own', async () => {
   const sandbox = await startSandbox();
   const lines: unknown[][] = [];
   const capture = (...args: unknown[]) => void lines.push(args);
@@ -414,6 +414,9 @@ test('logs and errors never carry the key, a phone, an idempotency key or a cust
   ];
   expect(lines.length).toBeGreaterThanOrEqual(4);
   const text = JSON.stringify(lines) + JSON.stringify(errors) + errors.map((e) => `${(e as Error).message} ${(e as Error).stack}`).join(' ');
-  for (const secret of [sandbox.apiKey, '5f0c9a3e7b2d4c18a6e1f9b0d3c7a254', '987654321', '999990000', 'idem-secret', 'Maria']) expect(text).not.toContain(secret);
+  for (const secret of [sandbox.apiKey, '5f0c9a3e7b2d4c18a6e1f9b0d3c7a254', '987654321', '999990000', 'Maria']) expect(text).not.toContain(secret);
+  expect(JSON.stringify(lines)).not.toContain('idem-secret');
+  // The safe repeat of a failed write sends the same key: the error says which (issue 14).
+  expect((errors[1] as { idempotency_key?: string }).idempotency_key).toBe('idem-secret-456');
   expect(lines[0]?.[1]).toMatchObject({ method: 'GET', path: '/integration/v1/loyalty/balance', status: 200, attempt: 1 });
 });
