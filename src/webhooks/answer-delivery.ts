@@ -4,13 +4,16 @@ import { isKnownEventName } from '../schemas/events.ts';
 import type { KnownWebhookEvent, WebhookHandlerOptions } from './handler-types.ts';
 import type { WebhookRawBody } from './raw-body.ts';
 import type { WebhookHeaders } from './read-header.ts';
+import { BodyLimitError, bodyLimitsOf, type BodyLimits } from './bounded-body.ts';
+import { checkDeliveryHeaders } from './verification-steps.ts';
 import { verifyWebhookAsync } from './verify-webhook-async.ts';
 
 /** A delivery as any server hands it over; the body is read only once the method is right. */
 export interface IncomingDelivery {
   readonly method: string | undefined;
   readonly headers: WebhookHeaders;
-  readBody(): Promise<WebhookRawBody>;
+  /** Reads the body within the limits, or throws `BodyLimitError`. */
+  readBody(limits: BodyLimits): Promise<WebhookRawBody>;
 }
 
 /** What to answer, before it is written as a Fetch `Response` or onto a Node response. */
@@ -31,7 +34,10 @@ export async function answerDelivery(incoming: IncomingDelivery, options: Webhoo
     return { status: 405, body: 'Method Not Allowed', headers: { Allow: 'POST' } };
   }
   try {
-    const event = await verifyWebhookAsync(await incoming.readBody(), incoming.headers, options.secret, {
+    // Headers and the timestamp window first: a forged or replayed POST is refused unread.
+    checkDeliveryHeaders(incoming.headers, options.secret, options);
+    const body = await incoming.readBody(bodyLimitsOf(options));
+    const event = await verifyWebhookAsync(body, incoming.headers, options.secret, {
       toleranceSeconds: options.toleranceSeconds,
       now: options.now,
     });
@@ -42,6 +48,7 @@ export async function answerDelivery(incoming: IncomingDelivery, options: Webhoo
   } catch (error) {
     reportError(options, error);
     if (error instanceof WebhookVerificationError) return { status: 400, body: error.reason };
+    if (error instanceof BodyLimitError) return { status: error.status, body: error.status === 413 ? 'Payload Too Large' : 'Request Timeout', headers: { Connection: 'close' } };
     // A setup mistake of the receiver (e.g. a body parsed by middleware) is worth reading in the answer;
     // anything else may come from the user's code and hold personal data.
     return { status: 500, body: error instanceof ConfigurationError ? error.message : 'processing failed' };

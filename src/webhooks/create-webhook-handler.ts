@@ -1,4 +1,6 @@
+import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, type DeliveryAnswer } from './answer-delivery.ts';
+import { bodyLimitsProblem, readRequestBody } from './bounded-body.ts';
 import { toleranceOf } from './clock.ts';
 import type { WebhookHandler, WebhookHandlerOptions } from './handler-types.ts';
 import { createNodeListener } from './node-listener.ts';
@@ -36,16 +38,19 @@ import { secretList } from './secrets.ts';
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError('createWebhookHandler needs options: { secret, onEvent }');
   secretList(options.secret);
   toleranceOf(options.toleranceSeconds);
+  // Without it every delivery would be answered 500 until the service gives up on it.
+  if (typeof options.onEvent !== 'function') throw new ConfigurationError('createWebhookHandler needs onEvent: a function that persists each event (the 2xx waits for it)');
+  for (const name of ['isDuplicate', 'onError'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`createWebhookHandler: ${name} must be a function when given`);
+  }
+  const limitsProblem = bodyLimitsProblem(options);
+  if (limitsProblem) throw new ConfigurationError(`createWebhookHandler: ${limitsProblem}`);
 
   const handler = async (request: Request): Promise<Response> =>
-    toResponse(
-      await answerDelivery(
-        { method: request.method, headers: request.headers, readBody: async () => new Uint8Array(await request.arrayBuffer()) },
-        options,
-      ),
-    );
+    toResponse(await answerDelivery({ method: request.method, headers: request.headers, readBody: (limits) => readRequestBody(request, limits) }, options));
   return Object.assign(handler, { node: createNodeListener(options) });
 }
 

@@ -31,6 +31,18 @@ export interface WebhookHandlerOptions {
   toleranceSeconds?: number;
   /** A fixed clock, for tests: a `Date` or epoch milliseconds. @default the current time */
   now?: Date | number;
+  /**
+   * Largest body read, in bytes; a larger delivery is answered 413 without being read. The
+   * service's orders are a few KB.
+   * @default 1_048_576 (1 MB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * How long the body may take to arrive once the headers checked out; a slower one is answered
+   * 408. Well under the service's 10 s answer limit.
+   * @default 5_000
+   */
+  bodyTimeoutMs?: number;
 }
 
 /**

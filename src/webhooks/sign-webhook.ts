@@ -72,11 +72,21 @@ const LARGEST_PLAUSIBLE_SECONDS = 1e11;
  */
 export function signWebhook(options: SignWebhookOptions): SignedWebhook {
   const { createHmac } = nodeCrypto('signWebhook');
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError('signWebhook needs options: { payload: { event, data }, secret }');
   const [secret] = secretList(options.secret);
+  if (typeof options.payload !== 'object' || options.payload === null) throw new ConfigurationError('signWebhook needs payload: { event, data }');
   const { event, data } = options.payload;
+  // Both are copied into headers: a CR or LF would split them.
+  headerSafe('payload.event', event);
   const ts = timestampSeconds(options.timestamp);
   const deliveryId = options.deliveryId ?? globalThis.crypto.randomUUID();
-  const body = JSON.stringify({ event, delivery_id: deliveryId, ts, data });
+  headerSafe('deliveryId', deliveryId);
+  let body: string;
+  try {
+    body = JSON.stringify({ event, delivery_id: deliveryId, ts, data });
+  } catch {
+    throw new ConfigurationError('signWebhook: payload.data cannot be sent as JSON (a BigInt, a circular reference, or a toJSON that throws)');
+  }
   const timestamp = String(ts);
   const digest = createHmac('sha256', secret as string).update(`${timestamp}.`).update(body).digest('hex');
   return {
@@ -89,6 +99,12 @@ export function signWebhook(options: SignWebhookOptions): SignedWebhook {
       [DELIVERY_HEADERS.signature]: `sha256=${digest}`,
     },
   };
+}
+
+function headerSafe(name: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '' || /[\x00-\x1f\x7f]/.test(value)) {
+    throw new ConfigurationError(`signWebhook: ${name} must be a non-empty string without control characters (CR or LF would split the headers)`);
+  }
 }
 
 function timestampSeconds(timestamp: Date | number | undefined): number {

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../errors/integration-error.ts';
 import type { WebhookEvent } from '../schemas/events.ts';
 import { epochSeconds, toleranceOf } from './clock.ts';
 import { constantTimeEqual } from './constant-time.ts';
@@ -33,10 +34,28 @@ export function checkBeforeSignature(
   secret: WebhookSecret,
   options: VerifyWebhookOptions,
 ): PendingDelivery {
+  const { secrets, signature, timestamp } = checkDeliveryHeaders(headers, secret, options);
+  return { body: rawBodyOf(rawBody), headers, secrets, signature, timestamp };
+}
+
+/**
+ * What can be checked before the body is read: the secret, the headers' presence and form, and
+ * the timestamp window. Receivers run it first, so a forged or stale POST is refused unread.
+ */
+export function checkDeliveryHeaders(
+  headers: WebhookHeaders,
+  secret: WebhookSecret,
+  options: VerifyWebhookOptions | undefined,
+): { secrets: readonly string[]; signature: Uint8Array; timestamp: string } {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new ConfigurationError('verifyWebhook options must be an object ({ toleranceSeconds, now }) or left out');
+  }
   const secrets = secretList(secret);
-  const toleranceSeconds = toleranceOf(options.toleranceSeconds);
-  const nowSeconds = epochSeconds(options.now);
-  const body = rawBodyOf(rawBody);
+  const toleranceSeconds = toleranceOf(options?.toleranceSeconds);
+  const nowSeconds = epochSeconds(options?.now);
+  if (typeof headers !== 'object' || headers === null) {
+    fail('missing_header', 'No headers were given: pass the request headers (a Headers object or a record) as they arrived.');
+  }
 
   const signatureHeader = readHeader(headers, DELIVERY_HEADERS.signature);
   const timestampHeader = readHeader(headers, DELIVERY_HEADERS.timestamp);
@@ -45,7 +64,7 @@ export function checkBeforeSignature(
 
   checkTolerance(readTimestamp(timestampHeader), nowSeconds, toleranceSeconds);
   const signature = readSignature(signatureHeader);
-  return { body, headers, secrets, signature, timestamp: timestampHeader };
+  return { secrets, signature, timestamp: timestampHeader };
 }
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
