@@ -1,7 +1,6 @@
 // Cuts the input into windows: contiguous runs of input items, each holding at most one batch.
 // The repeat rule and the local checks are applied here, as the service would apply them if the
 // whole input were one batch.
-import { FirstOccurrences } from './first-seen.ts';
 import type { ItemResultShape, ItemRules } from './route.ts';
 
 /**
@@ -17,7 +16,7 @@ export interface Window<Result> {
   start: number;
   /** Number of input items it covers. */
   size: number;
-  /** Items to send, as given (never copied or fixed). */
+  /** Items to send: plain JSON copies of the input items, exactly as checked (never fixed). */
   batch: unknown[];
   /** Global index of each item of `batch`. */
   batchIndexes: number[];
@@ -37,11 +36,8 @@ function emptyWindow<Result>(start: number): Window<Result> {
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
-  /**
-   * Repeat keys already seen and the index of their first occurrence: all that is kept across
-   * windows (packed outside the JS heap, see {@link FirstOccurrences}).
-   */
-  readonly #seen = new FirstOccurrences();
+  /** Repeat keys already seen and the index of their first occurrence: all that is kept across windows. */
+  readonly #seen = new Map<string, number>();
   #current: Window<Result> = emptyWindow(0);
 
   constructor(rules: ItemRules<Result>, batchSize: number) {
@@ -50,11 +46,15 @@ export class WindowBuilder<Result extends ItemResultShape> {
   }
 
   /** Adds the next input item; returns the window it closed, if any. */
-  add(item: unknown): Window<Result> | undefined {
+  add(input: unknown): Window<Result> | undefined {
     const window = this.#current;
     const index = window.start + window.size;
     window.size += 1;
-    const problem = this.#repeatProblem(item, index) ?? this.#rules.problem(item);
+    // The checks run on the item as JSON will carry it, and that very copy is sent: a `toJSON`
+    // cannot swap checked values, and what JSON cannot carry fails this item only.
+    const sendable = asSent(input);
+    const item = sendable.ok ? sendable.value : input;
+    const problem = sendable.ok ? (this.#repeatProblem(item, index) ?? this.#rules.problem(item)) : sendable.problem;
     if (problem === undefined) {
       window.batch.push(item);
       window.batchIndexes.push(index);
@@ -74,8 +74,12 @@ export class WindowBuilder<Result extends ItemResultShape> {
   #repeatProblem(item: unknown, index: number): string | undefined {
     const key = this.#rules.repeatKey(item);
     if (key === undefined) return undefined;
-    const firstIndex = this.#seen.claim(key, index);
-    return firstIndex === -1 ? undefined : this.#rules.repeatMessage(item, firstIndex);
+    const firstIndex = this.#seen.get(key);
+    if (firstIndex === undefined) {
+      this.#seen.set(key, index);
+      return undefined;
+    }
+    return this.#rules.repeatMessage(item, firstIndex);
   }
 
   #close(): Window<Result> {
@@ -83,4 +87,23 @@ export class WindowBuilder<Result extends ItemResultShape> {
     this.#current = emptyWindow(closed.start + closed.size);
     return closed;
   }
+}
+
+const NOT_JSON = 'the item cannot be sent as JSON: it holds a BigInt, a circular reference, or a toJSON that throws';
+const NON_FINITE = 'a number in the item is NaN or Infinity, which JSON would send as null';
+
+/** The item as the request will carry it (a plain copy), or why JSON cannot carry it faithfully. */
+function asSent(item: unknown): { ok: true; value: unknown } | { ok: false; problem: string } {
+  let nonFinite = false;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(item, (_key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) nonFinite = true;
+      return value;
+    });
+  } catch {
+    return { ok: false, problem: NOT_JSON };
+  }
+  if (nonFinite) return { ok: false, problem: NON_FINITE };
+  return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
 }
