@@ -131,7 +131,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
 
   // Synchronous underneath: each method still answers with a promise, as the interface says, and
   // a SQLite error becomes a rejection (never a throw out of a receiver).
-  const async = <A extends unknown[], T>(work: (...args: A) => T) => (...args: A): Promise<T> => {
+  const promised = <A extends unknown[], T>(work: (...args: A) => T) => (...args: A): Promise<T> => {
     try {
       return Promise.resolve(work(...args));
     } catch (error) {
@@ -140,11 +140,11 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   };
 
   return {
-    insert: async((delivery: NewDelivery) => {
+    insert: promised((delivery: NewDelivery) => {
       const { changes } = insert.run(delivery.deliveryId, delivery.event, delivery.orderId, delivery.ts, delivery.payload, delivery.known ? 1 : 0, delivery.receivedAt, delivery.receivedAt);
       return Number(changes) === 1 ? 'stored' : 'duplicate';
     }),
-    claim: async((options: ClaimOptions) =>
+    claim: promised((options: ClaimOptions) =>
       writing(() => {
         const claimed: ClaimedEntry[] = [];
         const orders = new Set<string>();
@@ -165,14 +165,14 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         return claimed;
       }),
     ),
-    extendLease: async((deliveryId: string, workerId: string, until: number) => Number(extend.run(until, deliveryId, workerId).changes) === 1),
-    complete: async((deliveryId: string, workerId: string, now: number) => void complete.run(now, deliveryId, workerId)),
-    fail: async((deliveryId: string, workerId: string, outcome: { error: string; nextAttemptAt: number; dead: boolean }) => {
+    extendLease: promised((deliveryId: string, workerId: string, until: number) => Number(extend.run(until, deliveryId, workerId).changes) === 1),
+    complete: promised((deliveryId: string, workerId: string, now: number) => void complete.run(now, deliveryId, workerId)),
+    fail: promised((deliveryId: string, workerId: string, outcome: { error: string; nextAttemptAt: number; dead: boolean }) => {
       fail.run(outcome.dead ? 'dead' : 'pending', outcome.error, outcome.nextAttemptAt, outcome.dead ? outcome.nextAttemptAt : null, deliveryId, workerId);
     }),
-    payload: async((deliveryId: string) => (payload.get(deliveryId)?.payload as string | null | undefined) ?? undefined),
-    orderCreatedPayload: async((orderId: string) => (orderCreated.get(orderId)?.payload as string | null | undefined) ?? undefined),
-    stats: async((now: number): InboxStats => {
+    payload: promised((deliveryId: string) => (payload.get(deliveryId)?.payload as string | null | undefined) ?? undefined),
+    orderCreatedPayload: promised((orderId: string) => (orderCreated.get(orderId)?.payload as string | null | undefined) ?? undefined),
+    stats: promised((now: number): InboxStats => {
       const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0 };
       for (const row of counts.all()) {
         const status = row.status as InboxStatus;
@@ -183,7 +183,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }
       return stats;
     }),
-    entries: async((filter: { status?: InboxStatus; limit?: number }): InboxEntry[] => {
+    entries: promised((filter: { status?: InboxStatus; limit?: number }): InboxEntry[] => {
       const limit = filter.limit ?? 1_000;
       const rows = filter.status
         ? db.prepare(`SELECT * FROM inbox_entries WHERE status = ? ORDER BY seq LIMIT ?`).all(filter.status, limit)
@@ -198,13 +198,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         receivedAt: new Date(Number(row.received_at)),
       }));
     }),
-    retry: async((deliveryId: string, now: number) => Number(retry.run(now, deliveryId).changes) === 1),
-    retryDead: async((now: number) => Number(retryDead.run(now).changes)),
-    purge: async((status: InboxStatus, before: number) => Number(purge.run(status, before).changes)),
-    applyRetention: async((payloadBefore: number, rowBefore: number) => {
+    retry: promised((deliveryId: string, now: number) => Number(retry.run(now, deliveryId).changes) === 1),
+    retryDead: promised((now: number) => Number(retryDead.run(now).changes)),
+    purge: promised((status: InboxStatus, before: number) => Number(purge.run(status, before).changes)),
+    applyRetention: promised((payloadBefore: number, rowBefore: number) => {
       dropPayloads.run(payloadBefore);
       dropRows.run(rowBefore);
     }),
-    close: async(() => db.close()),
+    close: promised(() => db.close()),
   };
 }
