@@ -1,0 +1,136 @@
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { BodyLimitError, readNodeBody, readWebBody } from '../../src/webhooks/bounded-body.ts';
+import { manualClock } from './support/manual-clock.ts';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server handing each request to `read`, resolving with the outcome and the bytes its socket took in. */
+async function serve(read: (req: IncomingMessage) => Promise<Uint8Array>) {
+  const outcomes: Promise<{ result: unknown; bytesRead: number }>[] = [];
+  const server = createServer((req, res) => {
+    outcomes.push(
+      read(req).then(
+        (body) => ({ result: body.byteLength, bytesRead: req.socket.bytesRead }),
+        (error: unknown) => ({ result: error, bytesRead: req.socket.bytesRead }),
+      ).finally(() => res.writeHead(200, { connection: 'close' }).end()),
+    );
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as AddressInfo).port, outcome: async () =>
+      vi.waitFor(() => {
+        const first = outcomes[0];
+        if (!first) throw new Error('no request yet');
+        return first;
+      }) };
+}
+
+/** Sends `chunks` of `chunkBytes` without ever ending the request. */
+function sendEndless(port: number, { chunks, chunkBytes, contentLength }: { chunks: number; chunkBytes: number; contentLength?: number }) {
+  const client = request({ port, host: '127.0.0.1', method: 'POST', path: '/', headers: contentLength ? { 'content-length': contentLength } : {} });
+  client.on('error', () => {});
+  const chunk = Buffer.alloc(chunkBytes, 0x61);
+  let written = 0;
+  const writeMore = () => {
+    while (written < chunks) {
+      written += 1;
+      if (!client.write(chunk)) return void client.once('drain', writeMore);
+    }
+  };
+  writeMore();
+  return client;
+}
+
+describe('readNodeBody on a real socket', () => {
+  test('a body past maxBodyBytes is refused with 413 and the rest is never read', async () => {
+    const cap = 64 * 1024;
+    const { port, outcome } = await serve((req) => readNodeBody(req, { maxBodyBytes: cap }));
+    const client = sendEndless(port, { chunks: 256, chunkBytes: 64 * 1024 }); // 16 MB offered
+    const { result, bytesRead } = await outcome();
+    client.destroy();
+    expect(result).toBeInstanceOf(BodyLimitError);
+    expect((result as BodyLimitError).status).toBe(413);
+    expect(bytesRead).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  test('a Content-Length above the cap is refused before reading a byte of the body', async () => {
+    const { port, outcome } = await serve((req) => readNodeBody(req, { maxBodyBytes: 1024 }));
+    const client = sendEndless(port, { chunks: 1, chunkBytes: 16, contentLength: 10_000_000 });
+    const { result } = await outcome();
+    client.destroy();
+    expect((result as BodyLimitError).status).toBe(413);
+  });
+
+  test('a body that never ends is refused with 408 when bodyTimeoutMs passes on the injected clock', async () => {
+    const clock = manualClock();
+    const { port, outcome } = await serve((req) => readNodeBody(req, { bodyTimeoutMs: 5000, clock }));
+    const client = sendEndless(port, { chunks: 1, chunkBytes: 10 });
+    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    clock.fire();
+    const { result } = await outcome();
+    client.destroy();
+    expect((result as BodyLimitError).status).toBe(408);
+  });
+
+  test('a body within the cap is read whole and the timer is cancelled', async () => {
+    const clock = manualClock();
+    const { port, outcome } = await serve((req) => readNodeBody(req, { maxBodyBytes: 1000, clock }));
+    const client = request({ port, host: '127.0.0.1', method: 'POST', path: '/' });
+    client.on('error', () => {});
+    client.end(Buffer.alloc(1000));
+    expect((await outcome()).result).toBe(1000);
+    expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('readWebBody', () => {
+  function endless(onPull: () => void, chunkBytes = 16 * 1024) {
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        onPull();
+        controller.enqueue(new Uint8Array(chunkBytes));
+      },
+    });
+  }
+
+  test('an endless stream is cancelled just past the cap with 413', async () => {
+    let pulls = 0;
+    const error = await readWebBody(endless(() => (pulls += 1)), { maxBodyBytes: 64 * 1024 }).catch((e: unknown) => e);
+    expect((error as BodyLimitError).status).toBe(413);
+    expect(pulls).toBeLessThan(10);
+  });
+
+  test('a stream that never delivers is refused with 408 on the injected clock', async () => {
+    const clock = manualClock();
+    let cancelled = false;
+    const stalled = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}), cancel: () => void (cancelled = true) });
+    const read = readWebBody(stalled, { clock }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(clock.pending()).toBe(1));
+    clock.fire();
+    expect(((await read) as BodyLimitError).status).toBe(408);
+    expect(cancelled).toBe(true);
+  });
+
+  test("a Request's declared Content-Length above the cap is refused before reading", async () => {
+    let pulls = 0;
+    const req = new Request('http://x.invalid/', { method: 'POST', body: endless(() => (pulls += 1)), duplex: 'half', headers: { 'content-length': '5000000' } } as RequestInit);
+    const error = await readWebBody(req, { maxBodyBytes: 1024 }).catch((e: unknown) => e);
+    expect((error as BodyLimitError).status).toBe(413);
+    expect(pulls).toBeLessThanOrEqual(1);
+  });
+
+  test('limits that would switch themselves off are a ConfigurationError', async () => {
+    await expect(readWebBody(null, { maxBodyBytes: Number.NaN })).rejects.toMatchObject({ name: 'ConfigurationError' });
+    await expect(readWebBody(null, { bodyTimeoutMs: 0 })).rejects.toMatchObject({ name: 'ConfigurationError' });
+  });
+});
