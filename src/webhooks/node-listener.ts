@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, reportError, type DeliveryAnswer } from './answer-delivery.ts';
+import { readNodeBody, type BodyLimits } from './bounded-body.ts';
 import type { NodeRequestLike, NodeResponseLike, NodeWebhookListener, WebhookHandlerOptions } from './handler-types.ts';
 import type { WebhookRawBody } from './raw-body.ts';
 
@@ -11,7 +12,7 @@ const BODY_ALREADY_READ =
 /** The delivery rules as a Node `(req, res)` listener. */
 export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookListener {
   return (req, res) => {
-    void answerDelivery({ method: req.method, headers: req.headers, readBody: rawBodyReader(req) }, options)
+    void answerDelivery({ method: req.method, headers: req.headers, readBody: rawBodyReader(req, options) }, options)
       .then((answer) => write(res, answer))
       // Writing fails only when something else already answered: there is no one left to tell but onError.
       .catch((error: unknown) => reportError(options, error));
@@ -22,7 +23,7 @@ export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookL
  * Where the raw body is: in `req.body` when a raw or text parser (express.raw, express.text) left
  * bytes or a string there, else still in the request stream. A parsed `req.body` cannot be verified.
  */
-function rawBodyReader(req: NodeRequestLike): () => Promise<WebhookRawBody> {
+function rawBodyReader(req: NodeRequestLike, limits: BodyLimits): () => Promise<WebhookRawBody> {
   const body = req.body;
   if (typeof body === 'string' || body instanceof Uint8Array) return async () => body;
   const parsed = body !== undefined && body !== null && !isUntouchedEmptyObject(req, body);
@@ -31,19 +32,12 @@ function rawBodyReader(req: NodeRequestLike): () => Promise<WebhookRawBody> {
       throw new ConfigurationError(BODY_ALREADY_READ);
     };
   }
-  return () => readStream(req);
+  return () => readNodeBody(req, limits);
 }
 
 // body-parser 1.x (Express 4) sets req.body = {} even when it skips a request; the stream is then unread.
 function isUntouchedEmptyObject(req: NodeRequestLike, body: unknown): boolean {
   return req.readableEnded === false && typeof body === 'object' && Object.keys(body as object).length === 0;
-}
-
-async function readStream(req: NodeRequestLike): Promise<Uint8Array> {
-  const chunks: BlobPart[] = [];
-  for await (const chunk of req) chunks.push(chunk as BlobPart);
-  // Blob joins the chunks (byte chunks as is, text ones UTF-8 encoded) on every runtime.
-  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 function write(res: NodeResponseLike, answer: DeliveryAnswer): void {

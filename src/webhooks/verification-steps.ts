@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../errors/integration-error.ts';
+import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookEvent } from '../schemas/events.ts';
 import { epochSeconds, toleranceOf } from './clock.ts';
 import { constantTimeEqual } from './constant-time.ts';
@@ -33,19 +35,43 @@ export function checkBeforeSignature(
   secret: WebhookSecret,
   options: VerifyWebhookOptions,
 ): PendingDelivery {
-  const secrets = secretList(secret);
-  const toleranceSeconds = toleranceOf(options.toleranceSeconds);
-  const nowSeconds = epochSeconds(options.now);
+  const settings = settingsOf(secret, options);
   const body = rawBodyOf(rawBody);
+  return { body, headers, secrets: settings.secrets, ...checkHeaders(headers, settings) };
+}
 
+/**
+ * Every check that needs no body: a receiver runs it before reading one, so a request without a
+ * delivery's headers, or from outside the timestamp window, costs no body read at all.
+ */
+export function checkDeliveryHeaders(headers: WebhookHeaders, secret: WebhookSecret, options: VerifyWebhookOptions): void {
+  checkHeaders(headers, settingsOf(secret, options));
+}
+
+interface Settings {
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  nowSeconds: number;
+}
+
+function settingsOf(secret: WebhookSecret, options: VerifyWebhookOptions): Settings {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('The verify options must be an object such as { toleranceSeconds: 300 }, or left out.');
+  }
+  return { secrets: secretList(secret), toleranceSeconds: toleranceOf(options.toleranceSeconds), nowSeconds: epochSeconds(options.now) };
+}
+
+function checkHeaders(headers: WebhookHeaders, settings: Settings): { timestamp: string; signature: Uint8Array } {
+  if (typeof headers !== 'object' || headers === null) {
+    throw new InvalidInputError([{ path: 'headers', message: 'must be a Fetch Headers or a record of the request headers (req.headers)' }]);
+  }
   const signatureHeader = readHeader(headers, DELIVERY_HEADERS.signature);
   const timestampHeader = readHeader(headers, DELIVERY_HEADERS.timestamp);
   if (signatureHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.signature);
   if (timestampHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.timestamp);
 
-  checkTolerance(readTimestamp(timestampHeader), nowSeconds, toleranceSeconds);
-  const signature = readSignature(signatureHeader);
-  return { body, headers, secrets, signature, timestamp: timestampHeader };
+  checkTolerance(readTimestamp(timestampHeader), settings.nowSeconds, settings.toleranceSeconds);
+  return { signature: readSignature(signatureHeader), timestamp: timestampHeader };
 }
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
