@@ -1,7 +1,7 @@
 import { answerDelivery, type DeliveryAnswer } from './answer-delivery.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { checkBodyLimits, readWebBody, type BodyLimits } from './bounded-body.ts';
-import { toleranceOf } from './clock.ts';
+import { toleranceOf } from './timestamp.ts';
 import type { WebhookHandler, WebhookHandlerOptions } from './handler-types.ts';
 import { createNodeListener } from './node-listener.ts';
 import { secretList } from './secrets.ts';

@@ -1,7 +1,6 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookEvent } from '../schemas/events.ts';
-import { epochSeconds, toleranceOf } from './clock.ts';
 import { constantTimeEqual } from './constant-time.ts';
 import { fail, failMissingHeader } from './fail.ts';
 import { DELIVERY_HEADERS } from './header-names.ts';
@@ -11,7 +10,7 @@ import { rawBodyOf, type WebhookRawBody } from './raw-body.ts';
 import { readHeader, type WebhookHeaders } from './read-header.ts';
 import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
 import { readSignature } from './signature.ts';
-import { readTimestamp, checkTolerance } from './timestamp.ts';
+import { checkTolerance, epochSeconds, readTimestamp, toleranceOf } from './timestamp.ts';
 
 /**
  * Everything both verifiers share: they differ only in how they compute HMAC-SHA256 (node:crypto or
