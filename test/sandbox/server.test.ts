@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
+import { postEndless } from '../webhooks/support/slow-senders.ts';
 import { api } from './helpers.ts';
 
 // The sandbox as a server: what it reads before answering, how it answers malformed HTTP, which
@@ -14,28 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-/** Posts `headers`, then offers up to 256 MB without ending; resolves with the answer and closes. */
-function postEndless(path: string, headers: Record<string, string>) {
-  const client = request({ port: sandbox.port, host: '127.0.0.1', method: 'POST', path: `/integration/v1${path}`, headers });
-  const answer = new Promise<{ status: number; body: { error: { code: string; message: string } } }>((resolve, reject) => {
-    client.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    client.on('error', reject);
-  });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  let written = 0;
-  const writeMore = () => {
-    while (written < 4096) {
-      written += 1;
-      if (!client.write(chunk)) return void client.once('drain', writeMore);
-    }
-  };
-  client.flushHeaders();
-  writeMore();
-  return answer.finally(() => client.destroy());
+/** Posts `headers`, then offers up to 256 MB without ending; resolves with the parsed answer. */
+async function postEndlessToSandbox(path: string, headers: Record<string, string>) {
+  const { answer, client } = postEndless(sandbox.port, `/integration/v1${path}`, headers, 4096);
+  const { status, text } = await answer.finally(() => client.destroy());
+  return { status, body: JSON.parse(text) as { error: { code: string; message: string } } };
 }
 
 /** Sends raw bytes and returns what the server wrote back before closing. */
@@ -56,12 +39,12 @@ function envelopeOf(response: string): { status: number; error: { code: string; 
 
 describe('the sandbox reads no more body than it must', () => {
   test('a request without a key is answered 401 before its body is read', async () => {
-    const { status, body } = await postEndless('/products/bulk', { 'content-type': 'application/json' });
+    const { status, body } = await postEndlessToSandbox('/products/bulk', { 'content-type': 'application/json' });
     expect([status, body.error.code]).toEqual([401, 'INVALID_API_KEY']);
   });
 
   test('a body past the cap is answered 413 with the error envelope, not read in full', async () => {
-    const { status, body } = await postEndless('/products/bulk', { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey });
+    const { status, body } = await postEndlessToSandbox('/products/bulk', { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey });
     expect([status, body.error.code]).toEqual([413, 'VALIDATION_ERROR']);
     expect(body.error.message).toMatch(/larger than/);
   });

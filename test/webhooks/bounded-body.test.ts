@@ -1,17 +1,7 @@
-import { once } from 'node:events';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createServer, request, type IncomingMessage } from 'node:http';
+import { describe, expect, test, vi } from 'vitest';
 import { BodyLimitError, readNodeBody, readWebBody } from '../../src/webhooks/bounded-body.ts';
-
-const servers: Server[] = [];
-afterEach(async () => {
-  vi.useRealTimers();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+import { listenForTest, postEndless } from './support/slow-senders.ts';
 
 /** A server handing each request to `read`, resolving with the outcome and the bytes its socket took in. */
 async function serve(read: (req: IncomingMessage) => Promise<Uint8Array>) {
@@ -24,10 +14,7 @@ async function serve(read: (req: IncomingMessage) => Promise<Uint8Array>) {
       ).finally(() => res.writeHead(200, { connection: 'close' }).end()),
     );
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { port: (server.address() as AddressInfo).port, outcome: async () =>
+  return { port: await listenForTest(server), outcome: async () =>
       vi.waitFor(() => {
         const first = outcomes[0];
         if (!first) throw new Error('no request yet');
@@ -35,27 +22,11 @@ async function serve(read: (req: IncomingMessage) => Promise<Uint8Array>) {
       }) };
 }
 
-/** Sends `chunks` of `chunkBytes` without ever ending the request. */
-function sendEndless(port: number, { chunks, chunkBytes, contentLength }: { chunks: number; chunkBytes: number; contentLength?: number }) {
-  const client = request({ port, host: '127.0.0.1', method: 'POST', path: '/', headers: contentLength ? { 'content-length': contentLength } : {} });
-  client.on('error', () => {});
-  const chunk = Buffer.alloc(chunkBytes, 0x61);
-  let written = 0;
-  const writeMore = () => {
-    while (written < chunks) {
-      written += 1;
-      if (!client.write(chunk)) return void client.once('drain', writeMore);
-    }
-  };
-  writeMore();
-  return client;
-}
-
 describe('readNodeBody on a real socket', () => {
   test('a body past maxBodyBytes is refused with 413 and the rest is never read', async () => {
     const cap = 64 * 1024;
     const { port, outcome } = await serve((req) => readNodeBody(req, { maxBodyBytes: cap }));
-    const client = sendEndless(port, { chunks: 256, chunkBytes: 64 * 1024 }); // 16 MB offered
+    const client = postEndless(port, '/', {}, 256).client; // 16 MB offered
     const { result, bytesRead } = await outcome();
     client.destroy();
     expect(result).toBeInstanceOf(BodyLimitError);
@@ -65,7 +36,7 @@ describe('readNodeBody on a real socket', () => {
 
   test('a Content-Length above the cap is refused before reading a byte of the body', async () => {
     const { port, outcome } = await serve((req) => readNodeBody(req, { maxBodyBytes: 1024 }));
-    const client = sendEndless(port, { chunks: 1, chunkBytes: 16, contentLength: 10_000_000 });
+    const client = postEndless(port, '/', { 'content-length': 10_000_000 }, 1).client;
     const { result } = await outcome();
     client.destroy();
     expect((result as BodyLimitError).status).toBe(413);
@@ -74,7 +45,7 @@ describe('readNodeBody on a real socket', () => {
   test('a body that never ends is refused with 408 when bodyTimeoutMs passes', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { port, outcome } = await serve((req) => readNodeBody(req, { bodyTimeoutMs: 5000 }));
-    const client = sendEndless(port, { chunks: 1, chunkBytes: 10 });
+    const client = postEndless(port, '/', {}, 1).client;
     await vi.waitFor(() => expect(vi.getTimerCount()).toBe(1), { interval: 5 });
     vi.advanceTimersByTime(5000);
     const { result } = await outcome();

@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import { describe, expect, test, vi } from 'vitest';
 import { createWebhookHandler, type WebhookHandlerOptions } from 'integration-sdk/webhooks';
 import { NOW, SECRET, delivery } from './support/deliveries.ts';
+import { listenForTest, postEndless } from './support/slow-senders.ts';
 
 // The body limits of the handler, on both of its forms. The reader itself is tested in bounded-body.test.ts.
 
@@ -11,15 +10,6 @@ function handlerWith(options: Partial<WebhookHandlerOptions> = {}) {
   const onEvent = vi.fn();
   return { handler: createWebhookHandler({ secret: SECRET, now: NOW, onEvent, ...options }), onEvent };
 }
-
-const servers: Server[] = [];
-afterEach(async () => {
-  vi.useRealTimers();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
 
 /** A node:http server running `.node`, remembering each request so the test can see what its socket read. */
 async function serveNode(options: Partial<WebhookHandlerOptions> = {}) {
@@ -29,35 +19,7 @@ async function serveNode(options: Partial<WebhookHandlerOptions> = {}) {
     requests.push(req);
     handler.node(req, res);
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { port: (server.address() as AddressInfo).port, requests, onEvent };
-}
-
-/** Posts `headers`, then offers `chunks` × 64 KB without ever ending the body; resolves with the answer. */
-function postEndless(port: number, headers: Record<string, string>, chunks: number) {
-  const client = request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks', headers });
-  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    client.on('response', (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
-    client.on('error', reject);
-  });
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  let written = 0;
-  const writeMore = () => {
-    while (written < chunks) {
-      written += 1;
-      if (!client.write(chunk)) return void client.once('drain', writeMore);
-    }
-  };
-  client.flushHeaders();
-  writeMore();
-  return { answer, client };
+  return { port: await listenForTest(server), requests, onEvent };
 }
 
 const signedHeaders = (): Record<string, string> => ({ ...delivery().headers });
@@ -65,7 +27,7 @@ const signedHeaders = (): Record<string, string> => ({ ...delivery().headers });
 describe('.node reads no more body than it must', () => {
   test('missing signature headers are answered 400 before the body is read', async () => {
     const { port, requests } = await serveNode();
-    const { answer, client } = postEndless(port, { 'content-type': 'application/json' }, 4096); // 256 MB offered
+    const { answer, client } = postEndless(port, '/webhooks', { 'content-type': 'application/json' }, 4096); // 256 MB offered
     const { status, text } = await answer;
     client.destroy();
     expect([status, text]).toEqual([400, 'missing_header']);
@@ -74,7 +36,7 @@ describe('.node reads no more body than it must', () => {
 
   test('a stale timestamp is answered 400 before the body is read', async () => {
     const { port, requests } = await serveNode({ now: NOW.getTime() + 3_600_000 });
-    const { answer, client } = postEndless(port, signedHeaders(), 4096);
+    const { answer, client } = postEndless(port, '/webhooks', signedHeaders(), 4096);
     expect((await answer).status).toBe(400);
     client.destroy();
     expect(requests[0]!.socket.bytesRead).toBeLessThan(4 * 1024 * 1024);
@@ -82,7 +44,7 @@ describe('.node reads no more body than it must', () => {
 
   test('a body past maxBodyBytes is answered 413 with what was read staying near the cap', async () => {
     const { port, requests, onEvent } = await serveNode({ maxBodyBytes: 256 * 1024 });
-    const { answer, client } = postEndless(port, signedHeaders(), 4096);
+    const { answer, client } = postEndless(port, '/webhooks', signedHeaders(), 4096);
     const { status, text } = await answer;
     client.destroy();
     expect([status, text]).toEqual([413, 'body_too_large']);
@@ -93,7 +55,7 @@ describe('.node reads no more body than it must', () => {
   test('a body that never ends is answered 408 once bodyTimeoutMs has passed', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { port, requests } = await serveNode({ bodyTimeoutMs: 5000 });
-    const { answer, client } = postEndless(port, signedHeaders(), 1);
+    const { answer, client } = postEndless(port, '/webhooks', signedHeaders(), 1);
     await vi.waitFor(() => expect(requests).toHaveLength(1), { interval: 5 });
     await vi.waitFor(() => expect(vi.getTimerCount()).toBeGreaterThan(0), { interval: 5 });
     vi.advanceTimersByTime(4999);
