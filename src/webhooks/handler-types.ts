@@ -57,6 +57,8 @@ export interface NodeRequestLike extends NodeBodyStream {
   /** Set by Express body parsers: bytes or text from `express.raw()`/`express.text()` are used as is. */
   body?: unknown;
   readableEnded?: boolean;
+  /** `false` while the body has not been received in full (`node:http`'s `IncomingMessage`). */
+  complete?: boolean;
 }
 
 /** The parts of a Node response the handler writes: `node:http`'s `ServerResponse` fits. */

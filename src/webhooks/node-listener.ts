@@ -13,7 +13,7 @@ const BODY_ALREADY_READ =
 export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookListener {
   return (req, res) => {
     void answerDelivery({ method: req.method, headers: req.headers, readBody: rawBodyReader(req, options) }, options)
-      .then((answer) => write(res, answer))
+      .then((answer) => write(res, answer, req.complete === false))
       // Writing fails only when something else already answered: there is no one left to tell but onError.
       .catch((error: unknown) => reportError(options, error));
   };
@@ -40,9 +40,12 @@ function isUntouchedEmptyObject(req: NodeRequestLike, body: unknown): boolean {
   return req.readableEnded === false && typeof body === 'object' && Object.keys(body as object).length === 0;
 }
 
-function write(res: NodeResponseLike, answer: DeliveryAnswer): void {
+// An answer given before the body ended (a 400 on the headers, a 413) closes the connection:
+// kept alive, node:http would read and discard the rest of the body, however large.
+function write(res: NodeResponseLike, answer: DeliveryAnswer, bodyUnread: boolean): void {
   res.statusCode = answer.status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  if (bodyUnread) res.setHeader('Connection', 'close');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res.end(answer.body);
 }

@@ -17,8 +17,8 @@ afterAll(() => sandbox.close());
 /** Posts `headers`, then offers up to 256 MB without ending; resolves with the parsed answer. */
 async function postEndlessToSandbox(path: string, headers: Record<string, string>) {
   const { answer, client } = postEndless(sandbox.port, `/integration/v1${path}`, headers, 4096);
-  const { status, text } = await answer.finally(() => client.destroy());
-  return { status, body: JSON.parse(text) as { error: { code: string; message: string } } };
+  const { status, text, connection } = await answer.finally(() => client.destroy());
+  return { status, connection, body: JSON.parse(text) as { error: { code: string; message: string } } };
 }
 
 /** Sends raw bytes and returns what the server wrote back before closing. */
@@ -39,8 +39,9 @@ function envelopeOf(response: string): { status: number; error: { code: string; 
 
 describe('the sandbox reads no more body than it must', () => {
   test('a request without a key is answered 401 before its body is read', async () => {
-    const { status, body } = await postEndlessToSandbox('/products/bulk', { 'content-type': 'application/json' });
+    const { status, body, connection } = await postEndlessToSandbox('/products/bulk', { 'content-type': 'application/json' });
     expect([status, body.error.code]).toEqual([401, 'INVALID_API_KEY']);
+    expect(connection).toBe('close'); // kept alive, node:http would drain the 256 MB offered
   });
 
   test('a body past the cap is answered 413 with the error envelope, not read in full', async () => {

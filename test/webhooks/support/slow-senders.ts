@@ -25,6 +25,7 @@ export async function listenForTest(server: Server): Promise<number> {
 export interface Answer {
   status: number;
   text: string;
+  connection: string | undefined;
 }
 
 /** POSTs `headers`, then offers `chunks` × 64 KB without ending the body; `answer` is the response, if any. */
@@ -34,7 +35,7 @@ export function postEndless(port: number, path: string, headers: Record<string, 
     client.on('response', (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, connection: res.headers.connection }));
       res.on('error', reject);
     });
     client.on('error', reject);
