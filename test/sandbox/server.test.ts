@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
 import { postEndless } from '../webhooks/support/slow-senders.ts';
 import { api } from './helpers.ts';
@@ -49,6 +49,22 @@ describe('the sandbox reads no more body than it must', () => {
     expect([status, body.error.code]).toEqual([413, 'VALIDATION_ERROR']);
     expect(body.error.message).toMatch(/larger than/);
   });
+});
+
+test('a body that never arrives is answered 408 with the envelope after 5 s', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const stalled = new Request(`${sandbox.url}/integration/v1/loyalty/points`, {
+    method: 'POST',
+    headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json' },
+    body: new ReadableStream({ pull: () => new Promise(() => {}) }),
+    duplex: 'half',
+  } as RequestInit);
+  const answer = sandbox.handle(stalled);
+  await vi.waitFor(() => expect(vi.getTimerCount()).toBeGreaterThan(0), { interval: 5 });
+  vi.advanceTimersByTime(5000);
+  const response = await answer;
+  vi.useRealTimers();
+  expect([response.status, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([408, 'VALIDATION_ERROR']);
 });
 
 describe('malformed HTTP gets the error envelope', () => {
