@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { traceInbox } from '../diagnostics.ts';
 import { ConfigurationError, WebhookVerificationError } from '../errors/index.ts';
 import { isKnownEventName } from '../schemas/events.ts';
-import { BodyLimitError, bodyLimitsOf, bodyLimitsProblem, readBounded, readRequestBody, checkDeclaredLength, type BodyLimits } from '../webhooks/bounded-body.ts';
+import { BodyLimitError, checkBodyLimits, readNodeBody, readWebBody, type NodeBodyStream } from '../bounded-body.ts';
 import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
 import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
@@ -90,13 +90,11 @@ export function createInbox(options: InboxOptions): Inbox {
   }
   // The secret and tolerance are checked now, not at the first delivery.
   checkOptionsEarly(options);
-  const limitsProblem = bodyLimitsProblem(options);
-  if (limitsProblem) throw new ConfigurationError(`createInbox: ${limitsProblem}`);
+  const limits = checkBodyLimits({ maxBodyBytes: options.maxBodyBytes, bodyTimeoutMs: options.bodyTimeoutMs, clock: options.clock });
   const retentionDays = options.retention?.days ?? 7;
   if (typeof retentionDays !== 'number' || !(retentionDays >= 0) || !Number.isFinite(retentionDays)) throw new ConfigurationError('createInbox: retention.days must be a number ≥ 0');
   const storeTimeoutMs = options.storeTimeoutMs ?? 3_000;
   const clock = options.clock ?? systemClock;
-  const limits = bodyLimitsOf(options);
 
   const listeners = new Set<() => void>();
   const wake = {
@@ -107,7 +105,7 @@ export function createInbox(options: InboxOptions): Inbox {
   };
   const workers = new Set<InboxWorker>();
 
-  async function receive(method: string | undefined, headers: Headers | NodeRequestLike['headers'], readBody: (limits: BodyLimits) => Promise<Uint8Array | string>): Promise<Answer> {
+  async function receive(method: string | undefined, headers: Headers | NodeRequestLike['headers'], readBody: () => Promise<Uint8Array | string>): Promise<Answer> {
     if (method?.toUpperCase() !== 'POST') return { status: 405, body: 'Method Not Allowed', headers: { Allow: 'POST' } };
     return traceInbox({ kind: 'received' }, async (trace) => {
       const answer = (outcome: string, status: number, body: string, extra?: Record<string, string>): Answer => {
@@ -116,8 +114,8 @@ export function createInbox(options: InboxOptions): Inbox {
       };
       let event;
       try {
-        checkDeliveryHeaders(headers, options.secret, options);
-        const body = await readBody(limits);
+        checkDeliveryHeaders(headers, options.secret, { toleranceSeconds: options.toleranceSeconds });
+        const body = await readBody();
         event = await verifyWebhookAsync(body, headers, options.secret, { toleranceSeconds: options.toleranceSeconds });
         const raw = typeof body === 'string' ? body : new TextDecoder().decode(body);
         if (trace) {
@@ -152,20 +150,20 @@ export function createInbox(options: InboxOptions): Inbox {
 
   const handler = Object.assign(
     async (request: Request): Promise<Response> => {
-      const answer = await receive(request.method, request.headers, (l) => readRequestBody(request, l));
+      const answer = await receive(request.method, request.headers, () => readWebBody(request, limits));
       return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...answer.headers } });
     },
     {
       node(req: NodeRequestLike, res: NodeResponseLike): void {
-        const readBody = async (l: BodyLimits): Promise<Uint8Array | string> => {
+        const readBody = async (): Promise<Uint8Array | string> => {
           const body = req.body;
           if (typeof body === 'string' || body instanceof Uint8Array) return body;
-          const declared = req.headers['content-length'];
-          checkDeclaredLength(Array.isArray(declared) ? declared[0] : (declared as string | undefined), l);
-          return readBounded(req[Symbol.asyncIterator](), l, () => {});
+          return readNodeBody(req as unknown as NodeBodyStream, limits);
         };
         void receive(req.method, req.headers, readBody).then(
           (answer) => {
+            // Answering before the body ended: close, or node:http reads and discards the rest.
+            if ((req as { complete?: boolean }).complete === false) res.setHeader('Connection', 'close');
             res.statusCode = answer.status;
             res.setHeader('Content-Type', 'text/plain; charset=utf-8');
             for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);

@@ -1,32 +1,33 @@
+import { systemClock, type Clock } from '../clock.ts';
+
 /**
- * Time as the sandbox sees it. Injected so that the retry schedule, the answer limit of
- * deliveries and the token buckets can be driven exactly by a test, without real sleeps.
- *
- * `clearTimeout` may be left out when `setTimeout` returns a cancel function (the shape of the
- * client's own clock), so one fake clock can drive both sides.
+ * What the sandbox's `clock` option accepts: the SDK's own {@link Clock} (`setTimeout` returns a
+ * cancel function), so one fake clock drives client and sandbox alike, or a clock whose
+ * `setTimeout` returns a handle for its `clearTimeout` (the shape of the globals and of earlier
+ * versions). Inside, the sandbox only ever sees a `Clock`.
  */
 export interface SandboxClock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Runs `callback` after `ms`; returns a handle for `clearTimeout`. */
+  /** Runs `callback` after `ms`; returns a cancel function, or a handle for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout?(handle: unknown): void;
 }
 
-/** Reads the globals at call time, so `vi.useFakeTimers()` installed later still takes effect. */
-export const systemClock: SandboxClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
-/** Cancels a timer made by `clock.setTimeout`, whichever of the two clock shapes it has. */
-export function cancelTimer(clock: SandboxClock, handle: unknown): void {
-  if (clock.clearTimeout) clock.clearTimeout(handle);
-  else if (typeof handle === 'function') (handle as () => void)();
+/** The `clock` option as the one clock seam of `src/clock.ts`; the system clock when left out. */
+export function clockOf(option: SandboxClock | undefined): Clock {
+  if (option === undefined) return systemClock;
+  return {
+    now: () => option.now(),
+    setTimeout(callback, ms) {
+      const handle = option.setTimeout(callback, ms);
+      if (option.clearTimeout) return () => option.clearTimeout?.(handle);
+      return typeof handle === 'function' ? (handle as () => void) : () => {};
+    },
+  };
 }
 
 /** ISO 8601 UTC with milliseconds, as every timestamp of the wire. */
-export function isoAt(clock: SandboxClock, offsetMs = 0): string {
+export function isoAt(clock: Clock, offsetMs = 0): string {
   return new Date(clock.now() + offsetMs).toISOString();
 }

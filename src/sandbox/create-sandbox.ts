@@ -1,4 +1,4 @@
-import { systemClock } from './clock.ts';
+import { clockOf } from './clock.ts';
 import { FaultPlan } from './faults.ts';
 import { createCore } from './http/core.ts';
 import { fetchHandler } from './http/fetch-adapter.ts';
@@ -32,7 +32,7 @@ import { dnsResolver, ReceiverPolicy } from './webhooks/ssrf.ts';
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const timeScale = options.timeScale ?? 1;
   if (!(timeScale >= 0 && Number.isFinite(timeScale))) throw new RangeError(`timeScale must be a finite number ≥ 0, got ${timeScale}`);
-  const clock = options.clock ?? systemClock;
+  const clock = clockOf(options.clock);
   const random = options.random ?? Math.random;
   const state = createSeededState(clock);
   const receivers = new ReceiverPolicy(options.allowInsecureReceivers ?? true, options.resolveHost ?? dnsResolver);

@@ -1,4 +1,4 @@
-import type { SandboxClock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import { SandboxError } from './http/sandbox-error.ts';
 
 /** A token bucket: `capacity` requests at once, then `refillPerSecond` (wire assumption). */
@@ -24,10 +24,10 @@ interface Bucket {
 /** One family of buckets (per key, or per IP), each filled lazily from the clock. */
 export class BucketSet {
   readonly #config: BucketConfig;
-  readonly #clock: SandboxClock;
+  readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
 
-  constructor(config: BucketConfig, clock: SandboxClock) {
+  constructor(config: BucketConfig, clock: Clock) {
     this.#config = config;
     this.#clock = clock;
   }
@@ -51,7 +51,7 @@ export class BucketSet {
   }
 }
 
-export function bucketsFrom(options: RateOptions | undefined, clock: SandboxClock): { perKey: BucketSet | null; perIp: BucketSet | null } {
+export function bucketsFrom(options: RateOptions | undefined, clock: Clock): { perKey: BucketSet | null; perIp: BucketSet | null } {
   if (options === false) return { perKey: null, perIp: null };
   const perKey = options?.perKey === undefined ? DEFAULT_PER_KEY : options.perKey;
   const perIp = options?.perIp === undefined ? DEFAULT_PER_IP : options.perIp;

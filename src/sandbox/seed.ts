@@ -1,5 +1,5 @@
 import type { Scope } from '../schemas/health.ts';
-import type { SandboxClock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import type { CouponRecord, CustomerRecord, ProductRecord, SandboxState } from './state.ts';
 
 /**
@@ -64,7 +64,7 @@ function coupon(code: string, type: 'percent' | 'fixed', value: number, extra: P
   return [code, { code, type, value, expires_at: null, active: true, max_redemptions: null, redemptions: 0, ...extra }];
 }
 
-export function createSeededState(clock: SandboxClock): SandboxState {
+export function createSeededState(clock: Clock): SandboxState {
   const now = new Date(clock.now()).toISOString();
   const keys = (Object.keys(KEYS) as KeyName[]).map((name) => ({
     keyId: KEYS[name].keyId, apiKey: apiKeyOf(name), scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds], revoked: false,

@@ -55,10 +55,10 @@ export class Checker {
       return undefined;
     }
     if (typeof value !== 'number' || !Number.isFinite(value)) return void this.add(path, `must be a number, got ${typeOf(value)}`);
-    if (rule.integer && !Number.isInteger(value)) return void this.add(path, `must be a whole number, got ${value}`);
-    if (rule.min !== undefined && value < rule.min) return void this.add(path, `must be at least ${rule.min}, got ${value}`);
+    if (rule.integer && !Number.isInteger(value)) return void this.add(path, 'must be a whole number');
+    if (rule.min !== undefined && value < rule.min) return void this.add(path, `must be at least ${rule.min}`);
     if (rule.maxDecimals !== undefined && decimalPlaces(value) > rule.maxDecimals) {
-      return void this.add(path, `has more than ${rule.maxDecimals} decimal places (${value}); it is never rounded, send at most ${rule.maxDecimals}`);
+      return void this.add(path, `has more than ${rule.maxDecimals} decimal places; it is never rounded, send at most ${rule.maxDecimals}`);
     }
     return value;
   }

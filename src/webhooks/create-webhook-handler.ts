@@ -1,7 +1,7 @@
-import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, type DeliveryAnswer } from './answer-delivery.ts';
-import { bodyLimitsProblem, readRequestBody } from './bounded-body.ts';
-import { toleranceOf } from './clock.ts';
+import { ConfigurationError } from '../errors/integration-error.ts';
+import { checkBodyLimits, readWebBody, type BodyLimits } from '../bounded-body.ts';
+import { toleranceOf } from './timestamp.ts';
 import type { WebhookHandler, WebhookHandlerOptions } from './handler-types.ts';
 import { createNodeListener } from './node-listener.ts';
 import { secretList } from './secrets.ts';
@@ -15,7 +15,11 @@ import { secretList } from './secrets.ts';
  *
  * Returns a Fetch handler `(request) => Promise<Response>` (Hono, Next.js route handlers, Bun,
  * Deno, Workers: it uses Web Crypto only) with a Node `(req, res)` listener on `.node` (`node:http`,
- * Express). Throws `ConfigurationError` at once for a missing secret.
+ * Express). Throws `ConfigurationError` at once for a missing secret or `onEvent`, or bad limits.
+ *
+ * The headers and the timestamp window are checked before the body is read; the body is capped at
+ * `maxBodyBytes` (1 MB; 413 past it) and must arrive within `bodyTimeoutMs` (5 s; 408 otherwise),
+ * so no request can make the receiver read without limit.
  *
  * @example
  * ```ts
@@ -38,20 +42,38 @@ import { secretList } from './secrets.ts';
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  if (typeof options !== 'object' || options === null) throw new ConfigurationError('createWebhookHandler needs options: { secret, onEvent }');
-  secretList(options.secret);
-  toleranceOf(options.toleranceSeconds);
-  // Without it every delivery would be answered 500 until the service gives up on it.
-  if (typeof options.onEvent !== 'function') throw new ConfigurationError('createWebhookHandler needs onEvent: a function that persists each event (the 2xx waits for it)');
-  for (const name of ['isDuplicate', 'onError'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`createWebhookHandler: ${name} must be a function when given`);
-  }
-  const limitsProblem = bodyLimitsProblem(options);
-  if (limitsProblem) throw new ConfigurationError(`createWebhookHandler: ${limitsProblem}`);
+  checkHandlerOptions(options);
 
   const handler = async (request: Request): Promise<Response> =>
-    toResponse(await answerDelivery({ method: request.method, headers: request.headers, readBody: (limits) => readRequestBody(request, limits) }, options));
+    toResponse(
+      await answerDelivery(
+        { method: request.method, headers: request.headers, readBody: () => readBodyOnce(request, options) },
+        options,
+      ),
+    );
   return Object.assign(handler, { node: createNodeListener(options) });
+}
+
+/** Every mistake that would otherwise fail each delivery, refused before the first one arrives. */
+function checkHandlerOptions(options: WebhookHandlerOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('createWebhookHandler needs an options object: { secret, onEvent }.');
+  }
+  secretList(options.secret);
+  toleranceOf(options.toleranceSeconds);
+  checkBodyLimits(options);
+  if (typeof options.onEvent !== 'function') {
+    throw new ConfigurationError('onEvent must be a function that persists the event; without it every delivery would fail.');
+  }
+  for (const name of ['isDuplicate', 'onError'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`${name} must be a function when given.`);
+  }
+}
+
+// A used body can no longer be verified: a setup mistake worth reading in the 500 (spec: never verify nothing).
+async function readBodyOnce(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  if (request.bodyUsed) throw new ConfigurationError('The Request body was already read before the webhook handler: pass the Request untouched.');
+  return readWebBody(request, limits);
 }
 
 function toResponse(answer: DeliveryAnswer): Response {

@@ -1,4 +1,5 @@
 import type { OrderCreatedEvent, OrderStatusChangedEvent, WebhookTestEvent } from '../schemas/events.ts';
+import type { NodeBodyStream } from '../bounded-body.ts';
 import type { WebhookSecret } from './secrets.ts';
 
 /** The events `onEvent` receives: unknown events are answered 2xx without reaching it. */
@@ -32,15 +33,17 @@ export interface WebhookHandlerOptions {
   /** A fixed clock, for tests: a `Date` or epoch milliseconds. @default the current time */
   now?: Date | number;
   /**
-   * Largest body read, in bytes; a larger delivery is answered 413 without being read. The
-   * service's orders are a few KB.
+   * The largest body accepted, in bytes. A larger one is answered 413 `body_too_large` as soon as
+   * it passes the limit (or at once, from its `Content-Length`), without reading the rest. Real
+   * deliveries are single orders, far below the default; raise it only if yours are not.
    * @default 1_048_576 (1 MB)
    */
   maxBodyBytes?: number;
   /**
-   * How long the body may take to arrive once the headers checked out; a slower one is answered
-   * 408. Well under the service's 10 s answer limit.
-   * @default 5_000
+   * How long the body may take to arrive once the headers passed, in milliseconds. A body not
+   * complete by then is answered 408 `body_timeout` (the service retries it), so a stalled sender
+   * never holds the receiver. Keep it well under the service's 10 s answer limit.
+   * @default 5000
    */
   bodyTimeoutMs?: number;
 }
@@ -49,12 +52,13 @@ export interface WebhookHandlerOptions {
  * The parts of a Node request the handler reads: `node:http`'s `IncomingMessage` and Express's
  * request fit. Typed structurally so that this entry needs no Node type definitions.
  */
-export interface NodeRequestLike extends AsyncIterable<unknown> {
+export interface NodeRequestLike extends NodeBodyStream {
   method?: string | undefined;
-  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** Set by Express body parsers: bytes or text from `express.raw()`/`express.text()` are used as is. */
   body?: unknown;
   readableEnded?: boolean;
+  /** `false` while the body has not been received in full (`node:http`'s `IncomingMessage`). */
+  complete?: boolean;
 }
 
 /** The parts of a Node response the handler writes: `node:http`'s `ServerResponse` fits. */

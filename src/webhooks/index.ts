@@ -8,6 +8,7 @@ export { verifyWebhookAsync } from './verify-webhook-async.ts';
 export { signWebhook } from './sign-webhook.ts';
 export { createWebhookHandler } from './create-webhook-handler.ts';
 export { WebhookVerificationError, type WebhookVerificationReason } from '../errors/webhook-verification-error.ts';
+export { BodyLimitError } from '../bounded-body.ts';
 
 export type { VerifyWebhookOptions } from './options.ts';
 export type { WebhookRawBody } from './raw-body.ts';

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, reportError, type DeliveryAnswer } from './answer-delivery.ts';
+import { readNodeBody, type BodyLimits } from '../bounded-body.ts';
 import type { NodeRequestLike, NodeResponseLike, NodeWebhookListener, WebhookHandlerOptions } from './handler-types.ts';
-import { BodyLimitError, checkDeclaredLength, readBounded, type BodyLimits } from './bounded-body.ts';
 import type { WebhookRawBody } from './raw-body.ts';
 
 // The #1 webhook pitfall (stripe-node #1294): a JSON parser ran first, and the signed bytes are gone.
@@ -12,8 +12,8 @@ const BODY_ALREADY_READ =
 /** The delivery rules as a Node `(req, res)` listener. */
 export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookListener {
   return (req, res) => {
-    void answerDelivery({ method: req.method, headers: req.headers, readBody: (limits) => rawBodyReader(req)(limits) }, options)
-      .then((answer) => write(res, answer))
+    void answerDelivery({ method: req.method, headers: req.headers, readBody: rawBodyReader(req, options) }, options)
+      .then((answer) => write(res, answer, req.complete === false))
       // Writing fails only when something else already answered: there is no one left to tell but onError.
       .catch((error: unknown) => reportError(options, error));
   };
@@ -23,22 +23,16 @@ export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookL
  * Where the raw body is: in `req.body` when a raw or text parser (express.raw, express.text) left
  * bytes or a string there, else still in the request stream. A parsed `req.body` cannot be verified.
  */
-function rawBodyReader(req: NodeRequestLike): (limits: BodyLimits) => Promise<WebhookRawBody> {
+function rawBodyReader(req: NodeRequestLike, limits: BodyLimits): () => Promise<WebhookRawBody> {
   const body = req.body;
-  if (typeof body === 'string' || body instanceof Uint8Array) {
-    return async (limits) => {
-      const size = typeof body === 'string' ? new TextEncoder().encode(body).byteLength : body.byteLength;
-      if (size > limits.maxBytes) throw new BodyLimitError(413, `the body is larger than ${limits.maxBytes} bytes`);
-      return body;
-    };
-  }
+  if (typeof body === 'string' || body instanceof Uint8Array) return async () => body;
   const parsed = body !== undefined && body !== null && !isUntouchedEmptyObject(req, body);
   if (parsed || req.readableEnded === true) {
     return async () => {
       throw new ConfigurationError(BODY_ALREADY_READ);
     };
   }
-  return (limits) => readStream(req, limits);
+  return () => readNodeBody(req, limits);
 }
 
 // body-parser 1.x (Express 4) sets req.body = {} even when it skips a request; the stream is then unread.
@@ -46,20 +40,12 @@ function isUntouchedEmptyObject(req: NodeRequestLike, body: unknown): boolean {
   return req.readableEnded === false && typeof body === 'object' && Object.keys(body as object).length === 0;
 }
 
-async function readStream(req: NodeRequestLike, limits: BodyLimits): Promise<Uint8Array> {
-  checkDeclaredLength(headerValue(req.headers['content-length']), limits);
-  // At a limit it just stops pulling: backpressure keeps the rest unread, and the answer goes out
-  // with `Connection: close` (destroying the request here would reset the socket before the 413).
-  return readBounded(req[Symbol.asyncIterator](), limits, () => {});
-}
-
-function headerValue(value: string | readonly string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : (value as string | undefined);
-}
-
-function write(res: NodeResponseLike, answer: DeliveryAnswer): void {
+// An answer given before the body ended (a 400 on the headers, a 413) closes the connection:
+// kept alive, node:http would read and discard the rest of the body, however large.
+function write(res: NodeResponseLike, answer: DeliveryAnswer, bodyUnread: boolean): void {
   res.statusCode = answer.status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  if (bodyUnread) res.setHeader('Connection', 'close');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res.end(answer.body);
 }

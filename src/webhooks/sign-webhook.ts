@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
+import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { KnownEventName } from '../schemas/events.ts';
 import type { OpenEnum } from '../schemas/open-enum.ts';
 import { DELIVERY_HEADERS } from './header-names.ts';
@@ -72,21 +73,15 @@ const LARGEST_PLAUSIBLE_SECONDS = 1e11;
  */
 export function signWebhook(options: SignWebhookOptions): SignedWebhook {
   const { createHmac } = nodeCrypto('signWebhook');
-  if (typeof options !== 'object' || options === null) throw new ConfigurationError('signWebhook needs options: { payload: { event, data }, secret }');
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('signWebhook needs an options object: { payload, secret }.');
+  }
   const [secret] = secretList(options.secret);
-  if (typeof options.payload !== 'object' || options.payload === null) throw new ConfigurationError('signWebhook needs payload: { event, data }');
-  const { event, data } = options.payload;
-  // Both are copied into headers: a CR or LF would split them.
-  headerSafe('payload.event', event);
+  const { event, data } = payloadOf(options.payload);
   const ts = timestampSeconds(options.timestamp);
   const deliveryId = options.deliveryId ?? globalThis.crypto.randomUUID();
-  headerSafe('deliveryId', deliveryId);
-  let body: string;
-  try {
-    body = JSON.stringify({ event, delivery_id: deliveryId, ts, data });
-  } catch {
-    throw new ConfigurationError('signWebhook: payload.data cannot be sent as JSON (a BigInt, a circular reference, or a toJSON that throws)');
-  }
+  checkHeaderValue('deliveryId', deliveryId);
+  const body = serialise({ event, delivery_id: deliveryId, ts, data });
   const timestamp = String(ts);
   const digest = createHmac('sha256', secret as string).update(`${timestamp}.`).update(body).digest('hex');
   return {
@@ -101,9 +96,30 @@ export function signWebhook(options: SignWebhookOptions): SignedWebhook {
   };
 }
 
-function headerSafe(name: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '' || /[\x00-\x1f\x7f]/.test(value)) {
-    throw new ConfigurationError(`signWebhook: ${name} must be a non-empty string without control characters (CR or LF would split the headers)`);
+// The value is copied into a header, where CR/LF would start a header of its own (or split the response).
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+function checkHeaderValue(path: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || value === '' || CONTROL_CHARACTER.test(value)) {
+    throw new InvalidInputError([{ path, message: 'must be a non-empty string without control characters such as CR or LF (it becomes a header value)' }]);
+  }
+}
+
+function payloadOf(payload: WebhookPayload | undefined): WebhookPayload {
+  if (typeof payload !== 'object' || payload === null) {
+    throw new InvalidInputError([{ path: 'payload', message: 'must be an object { event, data }' }]);
+  }
+  checkHeaderValue('payload.event', payload.event);
+  return payload;
+}
+
+function serialise(body: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    // JSON.stringify's own message may quote property names of the data: say only what to fix.
+    throw new InvalidInputError([{ path: 'payload.data', message: 'cannot be sent as JSON (a BigInt, a cycle, or a toJSON that throws)' }]);
   }
 }
 

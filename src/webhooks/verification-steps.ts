@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
+import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookEvent } from '../schemas/events.ts';
-import { epochSeconds, toleranceOf } from './clock.ts';
 import { constantTimeEqual } from './constant-time.ts';
 import { fail, failMissingHeader } from './fail.ts';
 import { DELIVERY_HEADERS } from './header-names.ts';
@@ -10,7 +10,7 @@ import { rawBodyOf, type WebhookRawBody } from './raw-body.ts';
 import { readHeader, type WebhookHeaders } from './read-header.ts';
 import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
 import { readSignature } from './signature.ts';
-import { readTimestamp, checkTolerance } from './timestamp.ts';
+import { checkTolerance, epochSeconds, readTimestamp, toleranceOf } from './timestamp.ts';
 
 /**
  * Everything both verifiers share: they differ only in how they compute HMAC-SHA256 (node:crypto or
@@ -34,37 +34,43 @@ export function checkBeforeSignature(
   secret: WebhookSecret,
   options: VerifyWebhookOptions,
 ): PendingDelivery {
-  const { secrets, signature, timestamp } = checkDeliveryHeaders(headers, secret, options);
-  return { body: rawBodyOf(rawBody), headers, secrets, signature, timestamp };
+  const settings = settingsOf(secret, options);
+  const body = rawBodyOf(rawBody);
+  return { body, headers, secrets: settings.secrets, ...checkHeaders(headers, settings) };
 }
 
 /**
- * What can be checked before the body is read: the secret, the headers' presence and form, and
- * the timestamp window. Receivers run it first, so a forged or stale POST is refused unread.
+ * Every check that needs no body: a receiver runs it before reading one, so a request without a
+ * delivery's headers, or from outside the timestamp window, costs no body read at all.
  */
-export function checkDeliveryHeaders(
-  headers: WebhookHeaders,
-  secret: WebhookSecret,
-  options: VerifyWebhookOptions | undefined,
-): { secrets: readonly string[]; signature: Uint8Array; timestamp: string } {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new ConfigurationError('verifyWebhook options must be an object ({ toleranceSeconds, now }) or left out');
-  }
-  const secrets = secretList(secret);
-  const toleranceSeconds = toleranceOf(options?.toleranceSeconds);
-  const nowSeconds = epochSeconds(options?.now);
-  if (typeof headers !== 'object' || headers === null) {
-    fail('missing_header', 'No headers were given: pass the request headers (a Headers object or a record) as they arrived.');
-  }
+export function checkDeliveryHeaders(headers: WebhookHeaders, secret: WebhookSecret, options: VerifyWebhookOptions): void {
+  checkHeaders(headers, settingsOf(secret, options));
+}
 
+interface Settings {
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  nowSeconds: number;
+}
+
+function settingsOf(secret: WebhookSecret, options: VerifyWebhookOptions): Settings {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigurationError('The verify options must be an object such as { toleranceSeconds: 300 }, or left out.');
+  }
+  return { secrets: secretList(secret), toleranceSeconds: toleranceOf(options.toleranceSeconds), nowSeconds: epochSeconds(options.now) };
+}
+
+function checkHeaders(headers: WebhookHeaders, settings: Settings): { timestamp: string; signature: Uint8Array } {
+  if (typeof headers !== 'object' || headers === null) {
+    throw new InvalidInputError([{ path: 'headers', message: 'must be a Fetch Headers or a record of the request headers (req.headers)' }]);
+  }
   const signatureHeader = readHeader(headers, DELIVERY_HEADERS.signature);
   const timestampHeader = readHeader(headers, DELIVERY_HEADERS.timestamp);
   if (signatureHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.signature);
   if (timestampHeader === undefined) return failMissingHeader(DELIVERY_HEADERS.timestamp);
 
-  checkTolerance(readTimestamp(timestampHeader), nowSeconds, toleranceSeconds);
-  const signature = readSignature(signatureHeader);
-  return { secrets, signature, timestamp: timestampHeader };
+  checkTolerance(readTimestamp(timestampHeader), settings.nowSeconds, settings.toleranceSeconds);
+  return { signature: readSignature(signatureHeader), timestamp: timestampHeader };
 }
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */

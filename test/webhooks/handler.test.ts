@@ -132,4 +132,11 @@ describe('createWebhookHandler (Fetch)', () => {
     expect(() => createWebhookHandler({ secret: undefined as never, onEvent: () => undefined })).toThrow(/secret is empty or missing/);
     expect(() => createWebhookHandler({ secret: SECRET, toleranceSeconds: Number.NaN, onEvent: () => undefined })).toThrow(ConfigurationError);
   });
+
+  test('options that would fail every delivery are refused when the handler is created', () => {
+    expect(() => createWebhookHandler(null as never)).toThrow(ConfigurationError);
+    expect(() => createWebhookHandler({ secret: SECRET } as never)).toThrow(/onEvent must be a function/);
+    expect(() => createWebhookHandler({ secret: SECRET, onEvent: 'persist' as never })).toThrow(/onEvent must be a function/);
+    expect(() => createWebhookHandler({ secret: SECRET, onEvent: () => undefined, isDuplicate: true as never })).toThrow(ConfigurationError);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigurationError, WebhookVerificationError as MainEntryError } from '../../src/errors/index.ts';
+import { ConfigurationError, InvalidInputError, WebhookVerificationError as MainEntryError } from '../../src/errors/index.ts';
 import { WebhookVerificationError } from 'integration-sdk/webhooks';
 import { NOW, ORDER_CREATED, SECRET, VERIFIERS, delivery, reasonOf } from './support/deliveries.ts';
 
@@ -77,6 +77,20 @@ describe.each(VERIFIERS)('secrets with %s', (_name, verify) => {
     const error = await verifyError(() => verify(JSON.parse(body) as never, headers, SECRET, { now: NOW }));
     expect(error.reason).toBe('invalid_payload');
     expect(error.message).toMatch(/express\.raw\(\{ type: 'application\/json' \}\)/);
+  });
+});
+
+describe.each(VERIFIERS)('%s with arguments of the wrong kind', (_, verify) => {
+  test('null or missing headers are an InvalidInputError, not a TypeError', async () => {
+    const { body } = delivery();
+    await expect(async () => verify(body, null as never, SECRET, { now: NOW })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(async () => verify(body, undefined as never, SECRET, { now: NOW })).rejects.toThrow(/headers/);
+  });
+
+  test('null or non-object options are a ConfigurationError', async () => {
+    const { body, headers } = delivery();
+    await expect(async () => verify(body, headers, SECRET, null as never)).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(async () => verify(body, headers, SECRET, 300 as never)).rejects.toBeInstanceOf(ConfigurationError);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { ConfigurationError } from '../../src/errors/integration-error.ts';
+import { InvalidInputError } from '../../src/errors/invalid-input-error.ts';
 import { signWebhook } from 'integration-sdk/webhooks';
 import { NOW, NOW_SECONDS, ORDER_CREATED, SECRET, VERIFIERS } from './support/deliveries.ts';
 
@@ -51,5 +52,21 @@ describe('signWebhook', () => {
     const { body, headers } = signWebhook({ payload: ORDER_CREATED, secret: SECRET, timestamp: NOW });
     const event = await verify(body, headers, SECRET, { now: NOW });
     expect(event).toMatchObject({ event: 'order.created', delivery_id: headers['X-Service-Delivery-Id'], ts: NOW_SECONDS });
+  });
+
+  test('a missing payload, a payload JSON cannot hold, or an event name with CR/LF is an InvalidInputError', () => {
+    const sign = (payload: unknown) => () => signWebhook({ payload: payload as never, secret: SECRET, timestamp: NOW_SECONDS });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(sign(undefined)).toThrow(InvalidInputError);
+    expect(sign(null)).toThrow(/payload/);
+    expect(sign({ event: 'order.created', data: { total: 10n } })).toThrow(InvalidInputError);
+    expect(sign({ event: 'order.created', data: cycle })).toThrow(InvalidInputError);
+    expect(sign({ event: 'order.created\r\nX-Injected: 1', data: {} })).toThrow(InvalidInputError);
+    expect(sign({ event: 42, data: {} })).toThrow(/event/);
+  });
+
+  test('a delivery id with CR/LF is refused too: it is copied into a header as well', () => {
+    expect(() => signWebhook({ payload: ORDER_CREATED, secret: SECRET, deliveryId: 'd-1\nX-Injected: 1' })).toThrow(InvalidInputError);
   });
 });

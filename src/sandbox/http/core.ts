@@ -1,3 +1,4 @@
+import { BodyLimitError } from '../../bounded-body.ts';
 import { authenticate, requireScope } from '../auth.ts';
 import type { FaultKind, FaultPlan } from '../faults.ts';
 import type { BucketSet } from '../rate-limit.ts';
@@ -6,6 +7,9 @@ import { json, toCoreResponse, type CoreRequest, type CoreResponse, type CoreRes
 import type { Route, Services } from './route.ts';
 import { matchRoute, PREFIX } from './router.ts';
 import { errorResponse, SandboxError } from './sandbox-error.ts';
+
+/** The largest body the sandbox reads: a full batch of 500 items is far below it. */
+export const SANDBOX_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export interface CoreDeps {
   state: SandboxState;
@@ -53,13 +57,45 @@ async function dispatch(deps: CoreDeps, request: CoreRequest): Promise<CoreRespo
   const match = matchRoute(deps.routes, method, url.pathname.slice(PREFIX.length));
   if (!match) throw notFound(method, url.pathname);
   requireScope(key, match.route.scope);
-  const body = method === 'POST' || method === 'PATCH' ? parseBody(request.body) : undefined;
+  const body = method === 'POST' || method === 'PATCH' ? await readJsonBody(request) : undefined;
   const reply = await match.route.handler({ state: deps.state, key, params: match.params, query: url.searchParams, body, services: deps.services });
   return toCoreResponse(reply);
 }
 
-function parseBody(text: string): unknown {
+/** Spec part 4: bodies are JSON. Another declared type is refused before a byte of it is read. */
+async function readJsonBody(request: CoreRequest): Promise<unknown> {
+  const type = request.headers.get('content-type');
+  if (type !== null && !isJson(type)) throw notJson();
+  const text = await readWithinLimits(request);
   if (text.trim() === '') return undefined;
+  if (type === null) throw notJson();
+  return parseBody(text);
+}
+
+function isJson(contentType: string): boolean {
+  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+function notJson(): SandboxError {
+  return new SandboxError('VALIDATION_ERROR', 'The body must be sent as Content-Type: application/json.', {
+    details: [{ path: '', message: 'Content-Type must be application/json' }],
+  });
+}
+
+async function readWithinLimits(request: CoreRequest): Promise<string> {
+  try {
+    return await request.readBody();
+  } catch (error) {
+    if (!(error instanceof BodyLimitError)) throw error;
+    const message = error.status === 413
+      ? `The body is larger than the sandbox accepts (${SANDBOX_MAX_BODY_BYTES} bytes).`
+      : 'The body did not arrive in time.';
+    // The rest of the body stays unread: only closing the connection keeps it so.
+    throw new SandboxError('VALIDATION_ERROR', message, { status: error.status, headers: { connection: 'close' } });
+  }
+}
+
+function parseBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -71,12 +107,17 @@ function notFound(method: string, path: string): SandboxError {
   const hint = method === 'POST' && path === `${PREFIX}/orders`
     ? ' POST /orders was removed in v1.1: orders reach the ERP through the order.created webhook.'
     : '';
-  return new SandboxError('NOT_FOUND', `No route ${method} ${path}.${hint}`);
+  return new SandboxError('NOT_FOUND', `No route ${method} ${withoutNumbers(path)}.${hint}`);
 }
 
-function internal(error: unknown): CoreResponse {
-  const reason = error instanceof Error ? error.message : String(error);
-  return errorResponse(new SandboxError('INTERNAL', `Unexpected sandbox failure: ${reason}`));
+// A path may carry a phone number or another customer identifier: long digit runs are not echoed.
+function withoutNumbers(path: string): string {
+  return path.replace(/\+?\d[\d\s().-]{4,}\d/g, '…');
+}
+
+// The failure's own message may hold request data (a customer, a coupon): it is not echoed.
+function internal(_error: unknown): CoreResponse {
+  return errorResponse(new SandboxError('INTERNAL', 'Unexpected sandbox failure.'));
 }
 
 function earlyFault(fault: FaultKind | null): CoreResponse | null {

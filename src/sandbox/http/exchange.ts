@@ -7,8 +7,11 @@ export interface CoreRequest {
   /** Path and query as received, e.g. `/integration/v1/loyalty/balance?phone=...`. */
   url: string;
   headers: Headers;
-  /** The raw body text; empty when there is none. */
-  body: string;
+  /**
+   * Reads the body text (empty when there is none) within the sandbox's limits, or throws the
+   * `BodyLimitError` of the bounded reader. Called only once the key, route and scope passed.
+   */
+  readBody(): Promise<string>;
   /** Caller address for the per-IP bucket. */
   ip: string;
 }

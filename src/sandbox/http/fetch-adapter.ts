@@ -1,4 +1,5 @@
-import type { Core } from './core.ts';
+import { readWebBody } from '../../bounded-body.ts';
+import { SANDBOX_MAX_BODY_BYTES, type Core } from './core.ts';
 import { isDropped } from './exchange.ts';
 
 /** The address the per-IP bucket sees for requests that came through `handle()`. */
@@ -15,7 +16,7 @@ export function fetchHandler(core: Core): (request: Request) => Promise<Response
       method: request.method,
       url: url.pathname + url.search,
       headers: request.headers,
-      body: request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text(),
+      readBody: async () => decode(await readWebBody(request, { maxBodyBytes: SANDBOX_MAX_BODY_BYTES })),
       ip: HANDLE_IP,
     });
     if (isDropped(result)) {
@@ -24,4 +25,8 @@ export function fetchHandler(core: Core): (request: Request) => Promise<Response
     }
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
+}
+
+export function decode(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
 }

@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core } from './core.ts';
+import type { Duplex } from 'node:stream';
+import { readNodeBody } from '../../bounded-body.ts';
+import { SANDBOX_MAX_BODY_BYTES, type Core } from './core.ts';
 import { isDropped } from './exchange.ts';
+import { decode } from './fetch-adapter.ts';
 
 export interface RunningServer {
   port: number;
@@ -16,7 +19,7 @@ export async function listen(core: Core, port: number): Promise<RunningServer> {
         method: req.method ?? 'GET',
         url: req.url ?? '/',
         headers: headersOf(req),
-        body: await readBody(req),
+        readBody: async () => decode(await readNodeBody(req, { maxBodyBytes: SANDBOX_MAX_BODY_BYTES })),
         ip: req.socket.remoteAddress ?? 'unknown',
       });
       if (isDropped(result)) {
@@ -24,10 +27,14 @@ export async function listen(core: Core, port: number): Promise<RunningServer> {
         req.socket.destroy();
         return;
       }
-      res.writeHead(result.status, result.headers);
+      // An answer given before the body was read (a 401, a 413) closes the connection: otherwise
+      // node:http would read and discard the rest of the body to keep the connection alive.
+      const unread = req.complete ? {} : { connection: 'close' };
+      res.writeHead(result.status, { ...result.headers, ...unread });
       res.end(result.body ?? undefined);
     })().catch(() => req.socket.destroy());
   });
+  server.on('clientError', answerMalformed);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -46,10 +53,27 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+const MALFORMED: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
+  HPE_HEADERS_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request did not arrive in time.'],
+};
+
+/**
+ * Malformed HTTP never reaches the core: node:http reports it here. It is answered with the
+ * envelope of spec 2.10 like every other error, then the connection is closed (its state is unknown).
+ */
+function answerMalformed(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] = MALFORMED[error.code ?? ''] ?? [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
+  const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function closeServer(server: Server): Promise<void> {

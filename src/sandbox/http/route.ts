@@ -1,5 +1,5 @@
 import type { Scope } from '../../schemas/health.ts';
-import type { SandboxClock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 import type { ReceiverPolicy } from '../webhooks/ssrf.ts';
 import type { ApiKeyRecord, SandboxState } from '../state.ts';
@@ -17,7 +17,7 @@ export interface RouteContext {
 }
 
 export interface Services {
-  clock: SandboxClock;
+  clock: Clock;
   deliveries: DeliveryEngine;
   receivers: ReceiverPolicy;
 }

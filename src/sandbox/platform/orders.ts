@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Address, Order, OrderItem, OrderStatus, OrderStatusChange, SourceChannel } from '../../schemas/order.ts';
-import { isoAt, type SandboxClock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
+import { isoAt } from '../clock.ts';
 import { orderView } from '../routes/orders.ts';
 import { keyCoversStore, type SandboxState, type WebhookEndpointRecord } from '../state.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
@@ -35,10 +36,10 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /** The platform side: orders are born here (never through the API) and announced by webhook. */
 export class Platform {
   readonly #state: SandboxState;
-  readonly #clock: SandboxClock;
+  readonly #clock: Clock;
   readonly #deliveries: DeliveryEngine;
 
-  constructor(state: SandboxState, clock: SandboxClock, deliveries: DeliveryEngine) {
+  constructor(state: SandboxState, clock: Clock, deliveries: DeliveryEngine) {
     this.#state = state;
     this.#clock = clock;
     this.#deliveries = deliveries;

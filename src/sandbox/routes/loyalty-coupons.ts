@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CouponRedemption, CouponValidation } from '../../schemas/loyalty.ts';
-import { isoAt, type SandboxClock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
+import { isoAt } from '../clock.ts';
 import type { Route, RouteContext } from '../http/route.ts';
 import { SandboxError, validationError } from '../http/sandbox-error.ts';
 import { findCustomer, readCustomerRef } from '../loyalty/customers.ts';
@@ -44,14 +45,14 @@ function redemptionBody(r: { id: string; code: string; discount: number; created
 }
 
 /** COUPON_INVALID: 404 when the code does not exist, 422 when inactive, expired or used up. */
-function usableCoupon(state: SandboxState, clock: SandboxClock, code: string): CouponRecord {
+function usableCoupon(state: SandboxState, clock: Clock, code: string): CouponRecord {
   const coupon = state.coupons.get(code.toUpperCase());
-  if (!coupon) throw new SandboxError('COUPON_INVALID', `Coupon ${code} does not exist.`, { status: 404 });
+  if (!coupon) throw new SandboxError('COUPON_INVALID', 'The coupon does not exist (codes are matched without regard to case).', { status: 404 });
   const reason = !coupon.active ? 'is inactive'
     : coupon.expires_at !== null && Date.parse(coupon.expires_at) < clock.now() ? `expired at ${coupon.expires_at}`
     : coupon.max_redemptions !== null && coupon.redemptions >= coupon.max_redemptions ? 'has reached its redemption limit'
     : null;
-  if (reason) throw new SandboxError('COUPON_INVALID', `Coupon ${coupon.code} ${reason}.`, { status: 422 });
+  if (reason) throw new SandboxError('COUPON_INVALID', `The coupon ${reason}.`, { status: 422 });
   return coupon;
 }
 

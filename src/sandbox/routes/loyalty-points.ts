@@ -26,7 +26,7 @@ function write({ state, body, services }: RouteContext, type: 'credit' | 'debit'
   }
   const customer = findCustomer(state, input.ref);
   if (type === 'debit' && input.points > customer.points) {
-    throw new SandboxError('INSUFFICIENT_BALANCE', `Debit of ${input.points} points is larger than the balance of ${customer.points}.`);
+    throw new SandboxError('INSUFFICIENT_BALANCE', "The debit is larger than the customer's balance.");
   }
   const entry: LoyaltyEntry = {
     id: randomUUID(), type, points: input.points, description: input.description ?? null, created_at: isoAt(services.clock), idempotency_key: input.idempotency_key,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { cancelTimer, isoAt, type SandboxClock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
+import { isoAt } from '../clock.ts';
 import type { DeliveryRecord, SandboxState, WebhookEndpointRecord } from '../state.ts';
 import { postOnce, type AttemptOutcome } from './post-once.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -21,7 +22,7 @@ export interface DeliveryView {
 
 export interface DeliveryEngineOptions {
   state: SandboxState;
-  clock: SandboxClock;
+  clock: Clock;
   timeScale: number;
   answerTimeoutMs: number;
   receivers: ReceiverPolicy;
@@ -40,7 +41,7 @@ interface Waiter {
  */
 export class DeliveryEngine {
   readonly #options: DeliveryEngineOptions;
-  readonly #timers = new Map<string, unknown>();
+  readonly #timers = new Map<string, () => void>();
   readonly #active = new Set<string>();
   readonly #abort = new AbortController();
   #waiters: Waiter[] = [];
@@ -158,9 +159,7 @@ export class DeliveryEngine {
   }
 
   #stopTimer(id: string): void {
-    const handle = this.#timers.get(id);
-    if (handle === undefined) return;
-    cancelTimer(this.#options.clock, handle);
+    this.#timers.get(id)?.();
     this.#timers.delete(id);
   }
 

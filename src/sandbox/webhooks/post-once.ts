@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { cancelTimer, type SandboxClock } from '../clock.ts';
+import type { Clock } from '../../clock.ts';
 
 /** Spec 6.3 rule 5: the receiver's body is read up to 256 KB, then discarded. */
 export const MAX_RECEIVER_BODY = 256 * 1024;
@@ -13,7 +13,7 @@ export interface AttemptOutcome {
 }
 
 interface PostOptions {
-  clock: SandboxClock;
+  clock: Clock;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -35,14 +35,14 @@ export function postOnce(target: URL, headers: Record<string, string>, body: str
     const finish = (error: string | null) => {
       if (settled) return;
       settled = true;
-      cancelTimer(options.clock, timer);
+      cancelTimer();
       options.signal.removeEventListener('abort', onAbort);
       req.destroy();
       resolve({ status, error: error ?? judge(status) });
     };
     const onAbort = () => finish('the sandbox was closed during the attempt');
     const seconds = options.timeoutMs / 1000;
-    const timer = options.clock.setTimeout(() => finish(`timeout: no complete answer within ${seconds} s`), options.timeoutMs);
+    const cancelTimer = options.clock.setTimeout(() => finish(`timeout: no complete answer within ${seconds} s`), options.timeoutMs);
     options.signal.addEventListener('abort', onAbort, { once: true });
 
     req.on('response', (res: IncomingMessage) => {
