@@ -1,2 +1,4 @@
-// Entry point; filled in by this stage's work.
-export {};
+// `integration-sdk/redis`: one API key's rate budget shared by every process, kept in Redis.
+export { redisRateLimiter, type RedisRateLimiterOptions, type RedisRateLimiterSeams } from './redis-rate-limiter.ts';
+export { RateLimiterUnavailableError } from './errors.ts';
+export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './redis-client.ts';

@@ -1,0 +1,217 @@
+import { raceAbort, sleep, systemClock, type Clock } from '../clock.ts';
+import { ConfigurationError } from '../errors/index.ts';
+import type { Logger } from '../transport/logger.ts';
+import { TokenBucket, type AttemptFinished, type RateLimiter, type RateLimiterClient } from '../transport/rate-limiter.ts';
+import { answerOf, type BucketAnswer, type BucketOp } from './bucket-script.ts';
+import { RateLimiterUnavailableError } from './errors.ts';
+import { scriptRunnerFor, type RedisClientLike, type ScriptRunner } from './redis-client.ts';
+
+/** Options of {@link redisRateLimiter}. */
+export interface RedisRateLimiterOptions {
+  /** A connected node-redis (`redis` >= 5) or ioredis client or cluster, given as it is. */
+  redis: RedisClientLike;
+  /** The key's rate, shared by every process using it. */
+  requestsPerMinute: number;
+  /** Requests that may go at once after a quiet period. */
+  burst: number;
+  /** Prepended to the bucket's Redis key, to keep applications apart. @default 'integration-sdk:rate' */
+  prefix?: string;
+  /**
+   * While Redis does not answer: an in-process bucket at this rate (other processes may be falling
+   * back too), or `false` to fail calls with `RateLimiterUnavailableError`.
+   * @default { requestsPerMinute: requestsPerMinute / 4, burst: max(1, floor(burst / 4)) }
+   */
+  fallback?: { requestsPerMinute?: number; burst?: number } | false;
+}
+
+/** Time, randomness and patience, injectable so that tests need no real sleeps. */
+export interface RedisRateLimiterSeams {
+  clock?: Clock;
+  /** Uniform in [0, 1): the jitter added to each wait. @default Math.random */
+  random?: () => number;
+  /** A script call not answered by then counts as Redis unavailable. @default 2000 */
+  commandTimeoutMs?: number;
+  /** On the fallback, Redis is asked again at most this often (by an acquire, never by a timer). @default 1000 */
+  probeIntervalMs?: number;
+}
+
+/** A first attempt whose process never reported it finished counts as finished after this. */
+const STALE_ATTEMPT_MS = 30_000;
+/** Processes woken together would ask at the same millisecond; at most this much is added. */
+const MAX_JITTER_MS = 20;
+
+/**
+ * One rate budget per API key shared by every process using it, kept in Redis (see
+ * `docs/rate-limits.md`). Serves the clients of ONE key: a second key id throws `ConfigurationError`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { redisRateLimiter } from 'integration-sdk/redis';
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL }).on('error', () => {}).connect();
+ * const client = new IntegrationClient({
+ *   apiKey, baseUrl,
+ *   rateLimit: redisRateLimiter({ redis, requestsPerMinute: 120, burst: 120 }),
+ * });
+ * ```
+ */
+export function redisRateLimiter(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams = {}): RateLimiter {
+  return new RedisRateLimiter(options, seams);
+}
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) throw new ConfigurationError(`redisRateLimiter: ${name} must be a finite number > 0`);
+  return value;
+}
+
+class RedisRateLimiter implements RateLimiter {
+  readonly #runner: ScriptRunner;
+  readonly #args: { capacity: string; perMs: string };
+  readonly #prefix: string;
+  readonly #fallback: TokenBucket | undefined;
+  readonly #fallbackRate: number;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #commandTimeoutMs: number;
+  readonly #probeIntervalMs: number;
+  #keyId: string | undefined;
+  #logger: Partial<Logger> | undefined;
+  /** Local callers ask Redis one at a time: waking them all for each token would only add round trips. */
+  #turn: Promise<void> = Promise.resolve();
+  /** Holds this process's callers at once after a 429, before Redis has stored the pause. */
+  #pausedUntil = 0;
+  #onFallback = false;
+  #lastProbe = 0;
+
+  constructor(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams) {
+    if (typeof options !== 'object' || options === null) throw new ConfigurationError('redisRateLimiter needs { redis, requestsPerMinute, burst }');
+    const requestsPerMinute = positive('requestsPerMinute', options.requestsPerMinute);
+    const burst = positive('burst', options.burst);
+    if (burst < 1) throw new ConfigurationError('redisRateLimiter: burst must be ≥ 1');
+    this.#runner = scriptRunnerFor(options.redis);
+    this.#args = { capacity: String(burst), perMs: String(requestsPerMinute / 60_000) };
+    if (options.prefix !== undefined && (typeof options.prefix !== 'string' || options.prefix === '')) throw new ConfigurationError('redisRateLimiter: prefix must be a non-empty string');
+    this.#prefix = options.prefix ?? 'integration-sdk:rate';
+    this.#clock = seams.clock ?? systemClock;
+    this.#random = seams.random ?? Math.random;
+    this.#commandTimeoutMs = seams.commandTimeoutMs ?? 2000;
+    this.#probeIntervalMs = seams.probeIntervalMs ?? 1000;
+    if (options.fallback === false) {
+      this.#fallbackRate = 0;
+      return;
+    }
+    const fallback = options.fallback ?? {};
+    this.#fallbackRate = positive('fallback.requestsPerMinute', fallback.requestsPerMinute ?? requestsPerMinute / 4);
+    const fallbackBurst = positive('fallback.burst', fallback.burst ?? Math.max(1, Math.floor(burst / 4)));
+    this.#fallback = new TokenBucket({ requestsPerMinute: this.#fallbackRate, burst: fallbackBurst }, this.#clock);
+  }
+
+  attach({ keyId, logger }: RateLimiterClient): void {
+    if (this.#keyId !== undefined && this.#keyId !== keyId) {
+      throw new ConfigurationError('redisRateLimiter: this limiter already serves another API key; make one limiter per key');
+    }
+    this.#keyId = keyId;
+    this.#logger ??= logger;
+  }
+
+  async acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
+    signal?.throwIfAborted();
+    if (this.#keyId === undefined) throw new ConfigurationError('redisRateLimiter: pass the limiter as `rateLimit` to an IntegrationClient, which names its key');
+    const previous = this.#turn;
+    let release!: () => void;
+    this.#turn = new Promise((resolve) => (release = resolve));
+    try {
+      await (signal ? raceAbort(previous, signal) : previous);
+      return await this.#acquireInTurn(signal);
+    } finally {
+      // An aborted caller leaves the line at once, but the next one still waits for the one before.
+      void previous.then(release);
+    }
+  }
+
+  pause(ms: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock.now() + ms);
+    this.#fallback?.pause(ms);
+    if (this.#keyId === undefined || this.#onFallback) return;
+    this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#useFallback(error));
+  }
+
+  async #acquireInTurn(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
+    for (;;) {
+      const paused = this.#pausedUntil - this.#clock.now();
+      if (paused > 0) {
+        await sleep(this.#clock, paused, signal);
+        continue;
+      }
+      if (this.#onFallback && !this.#probeDue()) return this.#fallbackAcquire(signal);
+      let answer: BucketAnswer;
+      try {
+        answer = await this.#ask('take', '0', signal);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        this.#useFallback(error);
+        return this.#fallbackAcquire(signal);
+      }
+      this.#useRedis();
+      if (answer.go) return answer.attemptId > 0 ? this.#finisher(answer.attemptId) : undefined;
+      const jitter = this.#random() * Math.min(MAX_JITTER_MS, answer.waitMs / 4);
+      await sleep(this.#clock, answer.waitMs + jitter, signal);
+    }
+  }
+
+  #fallbackAcquire(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
+    if (!this.#fallback) return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis and has no fallback (fallback: false); the call was not sent'));
+    return this.#fallback.acquire(signal);
+  }
+
+  #probeDue(): boolean {
+    const now = this.#clock.now();
+    if (now - this.#lastProbe < this.#probeIntervalMs) return false;
+    this.#lastProbe = now;
+    return this.#runner.ready();
+  }
+
+  /** Tells the bucket that the attempt of a token taken from it when full has finished. */
+  #finisher(attemptId: number): AttemptFinished {
+    let called = false;
+    return () => {
+      if (called) return;
+      called = true;
+      // If this is lost, the script counts the attempt finished after STALE_ATTEMPT_MS.
+      this.#ask('finish', String(attemptId)).catch(() => {});
+    };
+  }
+
+  async #ask(op: BucketOp, argument: string, signal?: AbortSignal): Promise<BucketAnswer> {
+    if (!this.#runner.ready()) throw new RateLimiterUnavailableError('Redis is not connected');
+    const key = `${this.#prefix}:{${this.#keyId}}`;
+    const reply = this.#runner.run(key, [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)]);
+    reply.catch(() => {}); // settles after a timeout or an abort too: never an unhandled rejection
+    let cancel = () => {};
+    const timeout = new Promise<never>((_, reject) => {
+      cancel = this.#clock.setTimeout(() => reject(new RateLimiterUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+    });
+    try {
+      const raced = Promise.race([reply, timeout]);
+      return answerOf(await (signal ? raceAbort(raced, signal) : raced));
+    } finally {
+      cancel();
+    }
+  }
+
+  #useFallback(error: unknown): void {
+    if (this.#onFallback) return;
+    this.#onFallback = true;
+    this.#lastProbe = this.#clock.now();
+    const reason = error instanceof Error ? error.name : typeof error;
+    const using = this.#fallback ? `an in-process bucket at ${this.#fallbackRate} requests/min` : 'nothing (fallback: false): calls fail';
+    this.#logger?.warn?.(`integration-sdk: the shared rate limiter cannot reach Redis; using ${using} until it answers again`, { keyId: this.#keyId, reason });
+  }
+
+  #useRedis(): void {
+    if (!this.#onFallback) return;
+    this.#onFallback = false;
+    this.#logger?.info?.('integration-sdk: the shared rate limiter reaches Redis again', { keyId: this.#keyId });
+  }
+}

@@ -1,0 +1,229 @@
+// The limiter and its script against a real redis-server: burst, refill, the first-attempt
+// discipline, pause, skew, signal, bad input, and Redis stopped and restarted under it. The script
+// runs on Redis's clock, which no test can fake: where time must pass, the test waits what the
+// script itself answered (tens of ms), never a guessed sleep.
+import { createClient, type RedisClientType } from 'redis';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/clock.ts';
+import { ConfigurationError } from '../../src/errors/index.ts';
+import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
+import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
+import { RedisServer, skipRedis } from './redis-server.ts';
+
+const SECRET = 'Sk3cr3tV4lue';
+let server: RedisServer;
+let redis: RedisClientType;
+let keyCounter = 0;
+const freshKey = () => `key${process.pid}x${(keyCounter += 1)}`;
+
+function recordingLogger() {
+  const warnings: unknown[][] = [];
+  const infos: unknown[][] = [];
+  return { warnings, infos, logger: { warn: (...args: unknown[]) => warnings.push(args), info: (...args: unknown[]) => infos.push(args) } };
+}
+
+function attached(limiter: RateLimiter, keyId = freshKey()): RateLimiter {
+  limiter.attach!({ keyId, logger: undefined });
+  return limiter;
+}
+
+/** Takes tokens while the bucket says go at once; returns how many and the finish callbacks. */
+async function drain(limiter: RateLimiter, max: number): Promise<{ taken: number; finishers: AttemptFinished[] }> {
+  const finishers: AttemptFinished[] = [];
+  let taken = 0;
+  for (; taken < max; taken += 1) {
+    const signal = AbortSignal.timeout(25);
+    try {
+      const finished = await limiter.acquire(signal);
+      if (finished) finishers.push(finished);
+    } catch {
+      break;
+    }
+  }
+  return { taken, finishers };
+}
+
+describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    redis = createClient({ url: server.url });
+    redis.on('error', () => {});
+    await redis.connect();
+  });
+  afterAll(async () => {
+    redis?.destroy();
+    await server?.stop();
+  });
+
+  describe('bad input throws ConfigurationError at once', () => {
+    it.each([
+      ['no client', () => ({ redis: undefined })],
+      ['an object that is no Redis client', () => ({ redis: {} })],
+      ['a node-redis client never connected', () => ({ redis: createClient({ url: server.url }) })],
+      ['an ioredis client made with lazyConnect and never connected', () => ({ redis: new Redis(server.port, { lazyConnect: true }) })],
+      ['a zero rate', () => ({ redis, requestsPerMinute: 0 })],
+      ['a negative burst', () => ({ redis, burst: -1 })],
+      ['an infinite rate', () => ({ redis, requestsPerMinute: Infinity })],
+      ['a rate that is not a number', () => ({ redis, requestsPerMinute: '120' })],
+      ['a NaN fallback rate', () => ({ redis, fallback: { requestsPerMinute: Number.NaN } })],
+    ])('%s', (_, options) => {
+      const build = () => redisRateLimiter(Object.assign({ redis, requestsPerMinute: 120, burst: 10 }, options()) as never);
+      expect(build).toThrow(ConfigurationError);
+    });
+
+    it('a second API key on one limiter (one limiter serves one key)', () => {
+      const limiter = redisRateLimiter({ redis, requestsPerMinute: 120, burst: 10 });
+      limiter.attach!({ keyId: 'first', logger: undefined });
+      limiter.attach!({ keyId: 'first', logger: undefined }); // a second client of the same key is fine
+      expect(() => limiter.attach!({ keyId: 'second', logger: undefined })).toThrow(ConfigurationError);
+    });
+  });
+
+  it('lets the burst go at once, then answers wait: one bucket per key, named from its id, never the secret', async () => {
+    const keyId = freshKey();
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 5, prefix: `app-${SECRET.length}` }), keyId);
+    const { taken } = await drain(limiter, 10);
+    expect(taken).toBe(5);
+    const keys = await redis.keys('*');
+    expect(keys).toContain(`app-12:{${keyId}}`);
+    expect(keys.join()).not.toContain(SECRET);
+  });
+
+  it('refills at the rate once the first attempt has finished, not before', async () => {
+    // 6,000/min: a token every 10 ms. While the attempt that emptied the full bucket is unfinished,
+    // no token comes back however long we wait.
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 6_000, burst: 3 }));
+    const { taken, finishers } = await drain(limiter, 3);
+    expect([taken, finishers.length]).toEqual([3, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await drain(limiter, 5)).taken).toBe(0);
+    finishers[0]!();
+    await new Promise((resolve) => setTimeout(resolve, 35));
+    const refilled = (await drain(limiter, 10)).taken;
+    expect(refilled).toBeGreaterThanOrEqual(2);
+    expect(refilled).toBeLessThanOrEqual(3); // capped at the burst
+  });
+
+  it('a pause stores the 429 in the bucket: every limiter of the key waits, then the bucket restarts empty', async () => {
+    const keyId = freshKey();
+    const seen = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 50 }), keyId);
+    const other = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 50 }), keyId);
+    await drain(seen, 1);
+    seen.pause(150);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the pause reaches Redis
+    const started = Date.now();
+    const finished = await other.acquire();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(120);
+    expect(finished).toBeUndefined(); // restarted empty: the token was refilled, not taken from a full bucket
+  });
+
+  it('a process whose clock is minutes off shares the same timeline (the script reads Redis TIME)', async () => {
+    const keyId = freshKey();
+    const skewed: Clock = { now: () => Date.now() - 7 * 60_000, setTimeout: systemClock.setTimeout };
+    const ahead: Clock = { now: () => Date.now() + 11 * 60_000, setTimeout: systemClock.setTimeout };
+    const a = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 4 }, { clock: skewed }), keyId);
+    const b = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 4 }, { clock: ahead }), keyId);
+    const first = await drain(a, 2);
+    const second = await drain(b, 10);
+    expect(first.taken + second.taken).toBe(4);
+  });
+
+  it('rejects at once with the signal reason while waiting, holding nothing', async () => {
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 1, burst: 1 }));
+    await drain(limiter, 1);
+    const controller = new AbortController();
+    const pending = limiter.acquire(controller.signal);
+    const reason = new Error('caller gave up');
+    setTimeout(() => controller.abort(reason), 30);
+    const started = Date.now();
+    await expect(pending).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('adds jitter from the injected random source to each wait', async () => {
+    const firstSleep = async (random: () => number) => {
+      const sleeps: number[] = [];
+      const recording: Clock = { now: () => Date.now(), setTimeout: (callback, ms) => (ms !== 2000 && sleeps.push(ms), systemClock.setTimeout(callback, ms)) };
+      const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 1 }, { clock: recording, random }));
+      (await limiter.acquire())?.();
+      await limiter.acquire();
+      return sleeps[0]!;
+    };
+    // A token every 100 ms: the script answers about 100 ms; the jitter adds at most 20 ms.
+    const without = await firstSleep(() => 0);
+    const most = await firstSleep(() => 0.999);
+    expect(Number.isInteger(without)).toBe(true);
+    expect(most - without).toBeGreaterThan(15);
+    expect(most - without).toBeLessThan(25);
+  });
+
+  describe('Redis stopped and restarted', () => {
+    it('falls back with one warning, keeps serving at the fallback rate, and comes back to the shared bucket', async () => {
+      const own = await RedisServer.start();
+      const client = createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } });
+      client.on('error', () => {});
+      await client.connect();
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const { warnings, infos, logger } = recordingLogger();
+        const keyId = freshKey();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: { requestsPerMinute: 60_000, burst: 3 } }, { probeIntervalMs: 50 });
+        limiter.attach!({ keyId, logger });
+        await drain(limiter, 2);
+        await own.stop();
+        while (client.isReady) await new Promise((resolve) => setTimeout(resolve, 5));
+        // On the fallback: its own burst of 3 goes at once, though the shared bucket is empty.
+        const during = await drain(limiter, 3);
+        expect(during.taken).toBe(3);
+        await drain(limiter, 3);
+        expect(warnings).toHaveLength(1);
+        expect(JSON.stringify(warnings)).not.toContain(SECRET);
+        await own.restart();
+        await new Promise<void>((resolve) => client.once('ready', resolve));
+        await new Promise((resolve) => setTimeout(resolve, 60)); // the next probe is due
+        await limiter.acquire();
+        expect(infos).toHaveLength(1);
+        expect(await client.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+        expect(warnings).toHaveLength(1);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+        client.destroy();
+        await own.stop();
+      }
+    });
+
+    it('fallback: false rejects with RateLimiterUnavailableError, without an unhandled rejection', async () => {
+      const own = await RedisServer.start();
+      const client = new Redis(own.port, { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+      client.on('error', () => {});
+      await new Promise((resolve) => client.once('ready', resolve));
+      try {
+        const limiter = attached(redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: false }));
+        await expect(limiter.acquire()).resolves.toBeDefined();
+        await own.stop();
+        await expect(limiter.acquire()).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+        const error = await limiter.acquire().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimiterUnavailableError);
+      } finally {
+        client.disconnect();
+        await own.stop();
+      }
+    });
+  });
+
+  it('works the same with ioredis, and reloads the script after SCRIPT FLUSH (NOSCRIPT)', async () => {
+    const client = new Redis(server.port);
+    await new Promise((resolve) => client.once('ready', resolve));
+    try {
+      const limiter = attached(redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 }));
+      await client.script('FLUSH');
+      expect((await drain(limiter, 10)).taken).toBe(3);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
