@@ -4,11 +4,11 @@
 // requests leave, so they compare across processes on this machine.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createClient, type RedisClientType } from 'redis';
+import type { RedisClientType } from 'redis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
 import type { SharedRateOutput, SharedRateRun } from '../../bench/workers/shared-rate-client.ts';
-import { RedisServer, skipRedis } from './redis-server.ts';
+import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
 
 const PER_MINUTE = 600;
 const BURST = 10;
@@ -54,9 +54,7 @@ function runProcesses(count: number, items: number, extra: (index: number) => Pa
 describe.skipIf(skipRedis)('processes sharing one key through Redis', () => {
   beforeAll(async () => {
     server = await RedisServer.start();
-    redis = createClient({ url: server.url });
-    redis.on('error', () => {});
-    await redis.connect();
+    redis = await connectedClient(server.url);
   });
   afterAll(async () => {
     redis?.destroy();

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../../src/clock.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
 import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
-import { RedisServer, skipRedis } from './redis-server.ts';
+import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
 
 const SECRET = 'Sk3cr3tV4lue';
 let server: RedisServer;
@@ -28,12 +28,15 @@ function attached(limiter: RateLimiter, keyId = freshKey()): RateLimiter {
   return limiter;
 }
 
-/** Takes tokens while the bucket says go at once; returns how many and the finish callbacks. */
-async function drain(limiter: RateLimiter, max: number): Promise<{ taken: number; finishers: AttemptFinished[] }> {
+/**
+ * Takes tokens while each comes within `windowMs` (well under the time between two tokens of the
+ * rate under test); returns how many and the finish callbacks.
+ */
+async function drain(limiter: RateLimiter, max: number, windowMs = 60): Promise<{ taken: number; finishers: AttemptFinished[] }> {
   const finishers: AttemptFinished[] = [];
   let taken = 0;
   for (; taken < max; taken += 1) {
-    const signal = AbortSignal.timeout(25);
+    const signal = AbortSignal.timeout(windowMs);
     try {
       const finished = await limiter.acquire(signal);
       if (finished) finishers.push(finished);
@@ -47,9 +50,9 @@ async function drain(limiter: RateLimiter, max: number): Promise<{ taken: number
 describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
   beforeAll(async () => {
     server = await RedisServer.start();
-    redis = createClient({ url: server.url });
-    redis.on('error', () => {});
-    await redis.connect();
+    redis = await connectedClient(server.url);
+    // The first call loads the script (NOSCRIPT, then EVAL): slower than the windows below.
+    await attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 1 })).acquire();
   });
   afterAll(async () => {
     redis?.destroy();
@@ -91,18 +94,18 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
   });
 
   it('refills at the rate once the first attempt has finished, not before', async () => {
-    // 6,000/min: a token every 10 ms. While the attempt that emptied the full bucket is unfinished,
+    // 600/min: a token every 100 ms. While the attempt that emptied the full bucket is unfinished,
     // no token comes back however long we wait.
-    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 6_000, burst: 3 }));
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 3 }));
     const { taken, finishers } = await drain(limiter, 3);
     expect([taken, finishers.length]).toEqual([3, 1]);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect((await drain(limiter, 5)).taken).toBe(0);
     finishers[0]!();
-    await new Promise((resolve) => setTimeout(resolve, 35));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     const refilled = (await drain(limiter, 10)).taken;
     expect(refilled).toBeGreaterThanOrEqual(2);
-    expect(refilled).toBeLessThanOrEqual(3); // capped at the burst
+    expect(refilled).toBeLessThanOrEqual(3); // 2.5 tokens, and a third within the window at most
   });
 
   it('a pause stores the 429 in the bucket: every limiter of the key waits, then the bucket restarts empty', async () => {
@@ -161,9 +164,7 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
   describe('Redis stopped and restarted', () => {
     it('falls back with one warning, keeps serving at the fallback rate, and comes back to the shared bucket', async () => {
       const own = await RedisServer.start();
-      const client = createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } });
-      client.on('error', () => {});
-      await client.connect();
+      const client = await connectedClient(own.url);
       const unhandled: unknown[] = [];
       const onUnhandled = (reason: unknown) => unhandled.push(reason);
       process.on('unhandledRejection', onUnhandled);

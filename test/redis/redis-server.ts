@@ -1,68 +1,18 @@
-// A real redis-server for these tests, on a free port, stopped after; stoppable and restartable
-// on the same port for the fault tests. Without redis-server the suites skip with one line saying
-// how to install it, except under CI=true where they fail.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { createInterface } from 'node:readline';
+// Without redis-server the suites of this folder skip with one line saying how to install it,
+// except under CI=true where they run, and fail.
+import { createClient, type RedisClientType } from 'redis';
+import { redisServerAvailable } from '../../bench/lib/redis-server.ts';
 
-export const redisServerAvailable = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-const inCi = process.env.CI === 'true';
+export { RedisServer } from '../../bench/lib/redis-server.ts';
 
 /** `describe.skipIf(skipRedis)`: true only locally without redis-server (and then says so once). */
-export const skipRedis = !redisServerAvailable && !inCi;
+export const skipRedis = !redisServerAvailable && process.env.CI !== 'true';
 if (skipRedis) console.log('redis tests skipped: redis-server not found (apt-get install -y redis-server)');
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-export class RedisServer {
-  readonly port: number;
-  #child: ChildProcess | undefined;
-
-  private constructor(port: number) {
-    this.port = port;
-  }
-
-  static async start(): Promise<RedisServer> {
-    if (!redisServerAvailable) throw new Error('redis-server not found (apt-get install -y redis-server); required under CI=true');
-    const server = new RedisServer(await freePort());
-    await server.restart();
-    return server;
-  }
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  /** Starts (again) on the same port, empty: a restarted server has lost its scripts and buckets. */
-  async restart(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.#child = child;
-    await new Promise<void>((resolve, reject) => {
-      const lines = createInterface({ input: child.stdout! });
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code} before it was ready`)));
-      lines.on('line', (line) => {
-        if (!line.includes('Ready to accept connections')) return;
-        lines.close();
-        child.stdout!.resume();
-        resolve();
-      });
-    });
-  }
-
-  /** Killed, not shut down: the clients see a lost connection, as in a crash. */
-  async stop(): Promise<void> {
-    const child = this.#child;
-    this.#child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  }
+/** A connected node-redis client; its 'error' events are handled, as node-redis requires. */
+export async function connectedClient(url: string): Promise<RedisClientType> {
+  const client: RedisClientType = createClient({ url, socket: { reconnectStrategy: () => 50 } });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
 }
