@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
+import { IntegrationClient } from 'integration-sdk';
 import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
 import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
 import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
@@ -85,12 +86,14 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
 
   it('lets the burst go at once, then answers wait: one bucket per key, named from its id, never the secret', async () => {
     const keyId = freshKey();
-    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 5, prefix: `app-${SECRET.length}` }), keyId);
-    const { taken } = await drain(limiter, 10);
+    const limiter = redisRateLimiter({ redis, requestsPerMinute: 60, burst: 5, prefix: 'erp' });
+    // The client tells the limiter its key through attach: the id, not the secret.
+    new IntegrationClient({ apiKey: `service_${keyId}_${SECRET}`, baseUrl: 'http://127.0.0.1:9', rateLimit: limiter });
+    const { taken } = await drain(limiter, 10, 100);
     expect(taken).toBe(5);
-    const keys = await redis.keys('*');
-    expect(keys).toContain(`app-12:{${keyId}}`);
-    expect(keys.join()).not.toContain(SECRET);
+    const keys = await redis.keys('erp:*');
+    expect(keys).toEqual([`erp:{${keyId}}`]);
+    expect(JSON.stringify(await redis.hGetAll(keys[0]!))).not.toContain(SECRET);
   });
 
   it('refills at the rate once the first attempt has finished, not before', async () => {
