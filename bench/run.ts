@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { bulkFigure } from './figures/bulk.ts';
 import { healthFigure } from './figures/health.ts';
 import { rateFigure } from './figures/rate.ts';
+import { sharedRateFigure } from './figures/shared-rate.ts';
 import { sizeFigure } from './figures/size.ts';
 import { streamFigure } from './figures/stream.ts';
 import { verifyFigure } from './figures/verify.ts';
@@ -14,13 +15,15 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, streamFigure, rateFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, streamFigure, rateFigure, sharedRateFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
   'health_x_raw_fetch', 'health_x_openai', 'bulk_100k_time_x_raw', 'bulk_100k_rss_x_raw',
   'stream_1m_peak_rss_mb', 'rate_fidelity_pct', 'rate_429_after_burst',
   'webhooks_entry_gzip_kb', 'main_entry_gzip_kb', 'main_import_ms',
+  'shared_rate_1p_pct', 'shared_rate_2p_pct', 'shared_rate_4p_pct', 'shared_rate_8p_pct',
+  'shared_rate_429_after_first_s', 'shared_rate_redis_calls_per_request',
 ];
 
 function selected(): Figure[] {

@@ -1,79 +1,86 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The shared bucket, one Redis hash per API key, changed only by this script so that every step
- * is atomic. Time is the Redis server's (`TIME`): processes on machines with skewed clocks share
- * one timeline.
+ * The shared bucket, in one hash (one key, so one Cluster slot), changed only by this script, on
+ * the Redis server's clock (`TIME`): processes whose clocks disagree share one timeline.
  *
- * Fields: `tokens` (may be fractional), `at` (when `tokens` was last brought up to date, ms),
- * `paused` (no token before this time, ms: a 429's Retry-After), `held` (when a token left the
- * FULL bucket and its attempt has not reported back yet, ms; 0 when none).
+ * ARGV: op (`take` | `finish` | `pause`), capacity, tokens per ms, op argument (the attempt id for
+ * `finish`, ms for `pause`), ms after which an unfinished first attempt counts as finished.
+ * Answers `{1, id}` for "go" (id > 0: the token left a full bucket, send `finish` with it when the
+ * attempt has finished) or `{0, ms}` for "wait ms, then ask again".
  *
- * The refill discipline is the in-process `TokenBucket`'s: a token taken from a full bucket
- * freezes refilling until that request's attempt has finished (`finish`), because the service
- * starts refilling its own bucket when the request ARRIVES; counting from the send would put us
- * ahead of the service by the request's delay, and the end of the first burst would meet a 429.
- * A holder that never reports (its process died) stops freezing the bucket after `stale` ms.
- *
- * ARGV: op (`take` | `finish` | `pause`), capacity, tokens per ms, pause ms, stale ms.
- * Answers `{ go, n }`: for `take`, go = 1 with n = 1 when the token left a full bucket (the caller
- * must then run `finish` when its attempt is done), or go = 0 with n = ms to wait.
+ * Why an attempt id: the refill discipline of `TokenBucket` (a token taken from a full bucket starts
+ * the refill only when its attempt finishes) must not be ended by a late `finish` of an older attempt,
+ * and a process that died before finishing must not stop the refill for ever (hence the stale limit).
  */
 export const BUCKET_SCRIPT = `
-local key = KEYS[1]
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local op = ARGV[1]
 local capacity = tonumber(ARGV[2])
-local per_ms = tonumber(ARGV[3])
-local pause_ms = tonumber(ARGV[4])
-local stale_ms = tonumber(ARGV[5])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local state = redis.call('HMGET', key, 'tokens', 'at', 'paused', 'held')
-local tokens = tonumber(state[1]) or capacity
-local at = tonumber(state[2]) or now
-local paused = tonumber(state[3]) or 0
-local held = tonumber(state[4]) or 0
-if held > 0 and now - held > stale_ms then held = 0 end
-if held == 0 and now > at then tokens = math.min(capacity, tokens + (now - at) * per_ms) end
-at = now
-local go, n = 0, 0
+local perMs = tonumber(ARGV[3])
+local stale = tonumber(ARGV[5])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'paused_until', 'attempt', 'attempt_since', 'seq')
+local tokens = tonumber(b[1]) or capacity
+local at = tonumber(b[2]) or now
+local pausedUntil = tonumber(b[3]) or 0
+local attempt = tonumber(b[4]) or 0
+local since = tonumber(b[5]) or 0
+local seq = tonumber(b[6]) or 0
+if attempt ~= 0 and now - since > stale then
+  attempt = 0
+  at = math.max(at, since + stale)
+end
+if attempt ~= 0 then
+  at = math.max(at, now)
+elseif now > at then
+  tokens = math.min(capacity, tokens + (now - at) * perMs)
+  at = now
+end
+local result
 if op == 'pause' then
-  if now + pause_ms > paused then paused = now + pause_ms end
+  pausedUntil = math.max(pausedUntil, now + tonumber(ARGV[4]))
   tokens = 0
-  held = 0
+  at = pausedUntil
+  attempt = 0
+  result = {1, 0}
 elseif op == 'finish' then
-  held = 0
-  go = 1
-elseif now < paused then
-  n = paused - now
+  if attempt ~= 0 and attempt == tonumber(ARGV[4]) then
+    attempt = 0
+    at = math.max(at, now)
+  end
+  result = {1, 0}
+elseif now < pausedUntil then
+  result = {0, pausedUntil - now}
 elseif tokens >= 1 then
-  go = 1
+  local id = 0
   if tokens >= capacity then
-    held = now
-    n = 1
+    seq = seq + 1
+    attempt = seq
+    since = now
+    id = seq
   end
   tokens = tokens - 1
-elseif held > 0 then
-  n = math.ceil(1 / per_ms)
+  result = {1, id}
 else
-  n = math.ceil((1 - tokens) / per_ms)
+  result = {0, math.ceil((1 - tokens) / perMs)}
 end
-redis.call('HSET', key, 'tokens', tostring(tokens), 'at', at, 'paused', paused, 'held', held)
-local idle = math.ceil((capacity - tokens) / per_ms)
-if paused > now then idle = idle + (paused - now) end
-redis.call('PEXPIRE', key, idle + stale_ms)
-return { go, n }
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', at, 'paused_until', pausedUntil, 'attempt', attempt, 'attempt_since', since, 'seq', seq)
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / perMs) + math.max(0, pausedUntil - now) + stale + 60000)
+return result
 `;
 
 export const BUCKET_SCRIPT_SHA = createHash('sha1').update(BUCKET_SCRIPT).digest('hex');
 
 export type BucketOp = 'take' | 'finish' | 'pause';
 
-/** What the script answered to `take`. */
-export type TakeAnswer = { go: true; fromFullBucket: boolean } | { go: false; waitMs: number };
+/** The script's answer: go (with the id of a first attempt to finish, or 0), or wait `ms`. */
+export type BucketAnswer = { go: true; attemptId: number } | { go: false; waitMs: number };
 
-export function takeAnswerOf(reply: unknown): TakeAnswer {
-  if (!Array.isArray(reply) || reply.length !== 2) throw new Error('unexpected answer from the rate-limit script');
-  const [go, n] = reply.map(Number) as [number, number];
-  return go === 1 ? { go: true, fromFullBucket: n === 1 } : { go: false, waitMs: Math.max(1, n) };
+export function answerOf(reply: unknown): BucketAnswer {
+  if (!Array.isArray(reply) || reply.length !== 2) throw new TypeError('unexpected answer from the rate-limit script');
+  const [go, value] = reply.map(Number) as [number, number];
+  if (!Number.isFinite(value)) throw new TypeError('unexpected answer from the rate-limit script');
+  return go === 1 ? { go: true, attemptId: value } : { go: false, waitMs: Math.max(1, value) };
 }

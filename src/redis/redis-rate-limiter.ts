@@ -1,211 +1,217 @@
 import { raceAbort, sleep, systemClock, type Clock } from '../clock.ts';
-import { ConfigurationError, RateLimiterUnavailableError } from '../errors/index.ts';
+import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../transport/logger.ts';
 import { TokenBucket, type AttemptFinished, type RateLimiter, type RateLimiterClient } from '../transport/rate-limiter.ts';
-import { takeAnswerOf, type BucketOp } from './bucket-script.ts';
+import { answerOf, type BucketAnswer, type BucketOp } from './bucket-script.ts';
+import { RateLimiterUnavailableError } from '../errors/index.ts';
 import { scriptRunnerFor, type RedisClientLike, type ScriptRunner } from './redis-client.ts';
 
-/** Options of `redisRateLimiter`. */
+/** Options of {@link redisRateLimiter}. */
 export interface RedisRateLimiterOptions {
-  /** A connected node-redis (>= 5) or ioredis client or cluster. The limiter never closes it. */
+  /** A connected node-redis (`redis` >= 5) or ioredis client or cluster, given as it is. */
   redis: RedisClientLike;
-  /** The key's rate, as the service enforces it (spec 8). @default 120 */
-  requestsPerMinute?: number;
-  /** Requests that may go at once after a quiet period. @default 120 */
-  burst?: number;
-  /** Prefix of the bucket's Redis key, so that several applications can share one Redis. @default 'integration-sdk' */
+  /** The key's rate, shared by every process using it. */
+  requestsPerMinute: number;
+  /** Requests that may go at once after a quiet period. */
+  burst: number;
+  /** Prepended to the bucket's Redis key, to keep applications apart. @default 'integration-sdk:rate' */
   prefix?: string;
   /**
-   * While Redis does not answer: an in-process bucket at `requestsPerMinute` (default a quarter of
-   * the rate, since other processes may be falling back too), or `false` to fail calls with
-   * `RateLimiterUnavailableError` instead.
+   * While Redis does not answer: an in-process bucket at this rate (other processes may be falling
+   * back too), or `false` to fail calls with `RateLimiterUnavailableError`.
+   * @default { requestsPerMinute: requestsPerMinute / 4, burst: max(1, floor(burst / 4)) }
    */
-  fallback?: { requestsPerMinute?: number } | false;
-  /**
-   * How long one Redis call may take before Redis counts as unavailable. Generous: a process whose
-   * event loop is busy (starting up, a CPU-bound task) reads even a fast answer late. @default 2000
-   */
-  redisTimeoutMs?: number;
-  /** While on the fallback, how often a request tries Redis again. @default 5000 */
-  retryRedisAfterMs?: number;
-  /** Time seam for tests (the bucket itself runs on the Redis server's clock). */
-  clock?: Clock;
-  /** Jitter source for tests. @default Math.random */
-  random?: () => number;
+  fallback?: { requestsPerMinute?: number; burst?: number } | false;
 }
 
-/**
- * A holder of a full bucket's refill that never reports back is ignored after this: its process
- * died, or its `take` timed out here after Redis had run it (so no `finish` will come). Short,
- * because every process of the key waits meanwhile; an attempt longer than this only lets the
- * refill start a little early.
- */
-const STALE_HOLD_MS = 5_000;
+/** Time, randomness and patience, injectable so that tests need no real sleeps. */
+export interface RedisRateLimiterSeams {
+  clock?: Clock;
+  /** Uniform in [0, 1): the jitter added to each wait. @default Math.random */
+  random?: () => number;
+  /** A script call not answered by then counts as Redis unavailable. @default 2000 */
+  commandTimeoutMs?: number;
+  /** On the fallback, Redis is asked again at most this often (by an acquire, never by a timer). @default 1000 */
+  probeIntervalMs?: number;
+}
+
+/** A first attempt whose process never reported it finished counts as finished after this. */
+const STALE_ATTEMPT_MS = 30_000;
+/** Processes woken together would ask at the same millisecond; at most this much is added. */
+const MAX_JITTER_MS = 20;
 
 /**
- * One API key's budget shared by every process that uses it, in one Redis hash (see
- * `BUCKET_SCRIPT`). Pass it as the client's `rateLimit`.
+ * One rate budget per API key shared by every process using it, kept in Redis (see
+ * `docs/rate-limits.md`). Serves the clients of ONE key: a second key id throws `ConfigurationError`.
  *
  * @example
  * ```ts
  * import { createClient } from 'redis';
- * import { IntegrationClient } from 'integration-sdk';
  * import { redisRateLimiter } from 'integration-sdk/redis';
  *
  * const redis = await createClient({ url: process.env.REDIS_URL }).on('error', () => {}).connect();
  * const client = new IntegrationClient({
- *   apiKey: process.env.INTEGRATION_API_KEY!,
- *   baseUrl: 'https://platform.example.com',
+ *   apiKey, baseUrl,
  *   rateLimit: redisRateLimiter({ redis, requestsPerMinute: 120, burst: 120 }),
  * });
  * ```
  */
-export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  return new RedisRateLimiter(options);
+export function redisRateLimiter(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams = {}): RateLimiter {
+  return new RedisRateLimiter(options, seams);
+}
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) throw new ConfigurationError(`redisRateLimiter: ${name} must be a finite number > 0`);
+  return value;
 }
 
 class RedisRateLimiter implements RateLimiter {
-  readonly #run: ScriptRunner;
-  readonly #capacity: number;
-  readonly #tokensPerMs: number;
+  readonly #runner: ScriptRunner;
+  readonly #args: { capacity: string; perMs: string };
   readonly #prefix: string;
   readonly #fallback: TokenBucket | undefined;
-  readonly #fallbackRequestsPerMinute: number | undefined;
-  readonly #redisTimeoutMs: number;
-  readonly #retryRedisAfterMs: number;
+  readonly #fallbackRate: number;
   readonly #clock: Clock;
   readonly #random: () => number;
+  readonly #commandTimeoutMs: number;
+  readonly #probeIntervalMs: number;
   #keyId: string | undefined;
   #logger: Partial<Logger> | undefined;
-  /** Set while Redis is unavailable: when it last failed. */
-  #failedAt: number | undefined;
-  /** A 429 seen by this process: no need to ask Redis before it ends. */
+  /** Local callers ask Redis one at a time: waking them all for each token would only add round trips. */
+  #turn: Promise<void> = Promise.resolve();
+  /** Holds this process's callers at once after a 429, before Redis has stored the pause. */
   #pausedUntil = 0;
+  #onFallback = false;
+  #lastProbe = 0;
 
-  constructor(options: RedisRateLimiterOptions) {
-    if (typeof options !== 'object' || options === null) throw new ConfigurationError('redisRateLimiter needs options: { redis, requestsPerMinute, burst }');
-    this.#run = scriptRunnerFor(options.redis);
-    const requestsPerMinute = positive('requestsPerMinute', options.requestsPerMinute ?? 120);
-    this.#capacity = positive('burst', options.burst ?? 120);
-    if (this.#capacity < 1) throw new ConfigurationError('redisRateLimiter: burst must be a number ≥ 1');
-    this.#tokensPerMs = requestsPerMinute / 60_000;
-    const prefix = options.prefix ?? 'integration-sdk';
-    if (typeof prefix !== 'string') throw new ConfigurationError('redisRateLimiter: prefix must be a string');
-    this.#prefix = prefix;
-    this.#clock = options.clock ?? systemClock;
-    this.#random = options.random ?? Math.random;
-    this.#redisTimeoutMs = positive('redisTimeoutMs', options.redisTimeoutMs ?? 2_000);
-    this.#retryRedisAfterMs = positive('retryRedisAfterMs', options.retryRedisAfterMs ?? 5_000);
+  constructor(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams) {
+    if (typeof options !== 'object' || options === null) throw new ConfigurationError('redisRateLimiter needs { redis, requestsPerMinute, burst }');
+    const requestsPerMinute = positive('requestsPerMinute', options.requestsPerMinute);
+    const burst = positive('burst', options.burst);
+    if (burst < 1) throw new ConfigurationError('redisRateLimiter: burst must be ≥ 1');
+    this.#runner = scriptRunnerFor(options.redis);
+    this.#args = { capacity: String(burst), perMs: String(requestsPerMinute / 60_000) };
+    if (options.prefix !== undefined && (typeof options.prefix !== 'string' || options.prefix === '')) throw new ConfigurationError('redisRateLimiter: prefix must be a non-empty string');
+    this.#prefix = options.prefix ?? 'integration-sdk:rate';
+    this.#clock = seams.clock ?? systemClock;
+    this.#random = seams.random ?? Math.random;
+    this.#commandTimeoutMs = seams.commandTimeoutMs ?? 2000;
+    this.#probeIntervalMs = seams.probeIntervalMs ?? 1000;
     if (options.fallback === false) {
-      this.#fallback = undefined;
-      this.#fallbackRequestsPerMinute = undefined;
-    } else {
-      const fallbackRate = positive('fallback.requestsPerMinute', options.fallback?.requestsPerMinute ?? requestsPerMinute / 4);
-      this.#fallbackRequestsPerMinute = fallbackRate;
-      this.#fallback = new TokenBucket({ requestsPerMinute: fallbackRate, burst: Math.max(1, Math.floor(this.#capacity / 4)) }, this.#clock);
+      this.#fallbackRate = 0;
+      return;
     }
+    const fallback = options.fallback ?? {};
+    this.#fallbackRate = positive('fallback.requestsPerMinute', fallback.requestsPerMinute ?? requestsPerMinute / 4);
+    const fallbackBurst = positive('fallback.burst', fallback.burst ?? Math.max(1, Math.floor(burst / 4)));
+    this.#fallback = new TokenBucket({ requestsPerMinute: this.#fallbackRate, burst: fallbackBurst }, this.#clock);
   }
 
-  attach(client: RateLimiterClient): void {
-    if (this.#keyId !== undefined && this.#keyId !== client.keyId) {
-      throw new ConfigurationError('redisRateLimiter: this limiter already serves another API key; create one limiter per key');
+  attach({ keyId, logger }: RateLimiterClient): void {
+    if (this.#keyId !== undefined && this.#keyId !== keyId) {
+      throw new ConfigurationError('redisRateLimiter: this limiter already serves another API key; make one limiter per key');
     }
-    this.#keyId = client.keyId;
-    this.#logger ??= client.logger;
+    this.#keyId = keyId;
+    this.#logger ??= logger;
   }
 
   async acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
     signal?.throwIfAborted();
-    const key = this.#bucketKey();
-    for (;;) {
-      const localPause = this.#pausedUntil - this.#clock.now();
-      if (localPause > 0) await sleep(this.#clock, localPause, signal);
-      // On the fallback, Redis is asked again only now and then (without fallback, every call asks).
-      if (this.#fallback && this.#failedAt !== undefined && this.#clock.now() - this.#failedAt < this.#retryRedisAfterMs) return this.#fallback.acquire(signal);
-      let reply: unknown;
-      try {
-        reply = await this.#call(key, 'take', 0, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        this.#redisFailed(error);
-        return this.#fromFallback(signal);
-      }
-      this.#redisAnswered();
-      const answer = takeAnswerOf(reply);
-      if (answer.go) return answer.fromFullBucket ? this.#finishOnce(key) : undefined;
-      // Processes woken together must not ask again together.
-      await sleep(this.#clock, answer.waitMs + this.#random() * Math.min(50, 5 + answer.waitMs / 10), signal);
+    if (this.#keyId === undefined) throw new ConfigurationError('redisRateLimiter: pass the limiter as `rateLimit` to an IntegrationClient, which names its key');
+    const previous = this.#turn;
+    let release!: () => void;
+    this.#turn = new Promise((resolve) => (release = resolve));
+    try {
+      await (signal ? raceAbort(previous, signal) : previous);
+      return await this.#acquireInTurn(signal);
+    } finally {
+      // An aborted caller leaves the line at once, but the next one still waits for the one before.
+      void previous.then(release);
     }
   }
 
   pause(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock.now() + ms);
     this.#fallback?.pause(ms);
-    if (this.#keyId === undefined) return;
-    // Every process of the key: the pause is stored in the shared bucket.
-    this.#call(this.#bucketKey(), 'pause', ms).then(
-      () => this.#redisAnswered(),
-      (error: unknown) => this.#redisFailed(error),
-    );
+    if (this.#keyId === undefined || this.#onFallback) return;
+    this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#useFallback(error));
   }
 
-  #bucketKey(): string {
-    if (this.#keyId === undefined) throw new ConfigurationError('redisRateLimiter: pass the limiter to a client (new IntegrationClient({ rateLimit })) before using it');
-    // The hash tag keeps the bucket in one Redis Cluster slot.
-    return `${this.#prefix}:rate:{${this.#keyId}}`;
+  async #acquireInTurn(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
+    for (;;) {
+      const paused = this.#pausedUntil - this.#clock.now();
+      if (paused > 0) {
+        await sleep(this.#clock, paused, signal);
+        continue;
+      }
+      if (this.#onFallback && !this.#probeDue()) return this.#fallbackAcquire(signal);
+      let answer: BucketAnswer;
+      try {
+        answer = await this.#ask('take', '0', signal);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        this.#useFallback(error);
+        return this.#fallbackAcquire(signal);
+      }
+      this.#useRedis();
+      if (answer.go) return answer.attemptId > 0 ? this.#finisher(answer.attemptId) : undefined;
+      const jitter = this.#random() * Math.min(MAX_JITTER_MS, answer.waitMs / 4);
+      await sleep(this.#clock, answer.waitMs + jitter, signal);
+    }
   }
 
-  /** One script call, bounded by `redisTimeoutMs` (a client reconnecting may queue commands for long). */
-  #call(key: string, op: BucketOp, pauseMs: number, signal?: AbortSignal): Promise<unknown> {
-    const args = [op, String(this.#capacity), String(this.#tokensPerMs), String(Math.ceil(pauseMs)), String(STALE_HOLD_MS)];
-    const deadline = new AbortController();
-    const cancel = this.#clock.setTimeout(() => deadline.abort(new Error(`Redis did not answer within ${this.#redisTimeoutMs} ms`)), this.#redisTimeoutMs);
-    const onAbort = () => deadline.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    return raceAbort(Promise.resolve().then(() => this.#run(key, args)), deadline.signal).finally(() => {
-      cancel();
-      signal?.removeEventListener('abort', onAbort);
-    });
+  #fallbackAcquire(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
+    if (!this.#fallback) return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis and has no fallback (fallback: false); the call was not sent'));
+    return this.#fallback.acquire(signal);
   }
 
-  #finishOnce(key: string): AttemptFinished {
+  #probeDue(): boolean {
+    const now = this.#clock.now();
+    if (now - this.#lastProbe < this.#probeIntervalMs) return false;
+    this.#lastProbe = now;
+    return this.#runner.ready();
+  }
+
+  /** Tells the bucket that the attempt of a token taken from it when full has finished. */
+  #finisher(attemptId: number): AttemptFinished {
     let called = false;
     return () => {
       if (called) return;
       called = true;
-      // Refilling starts when this answer is in; a failure here is covered by the stale-hold limit.
-      this.#call(key, 'finish', 0).catch((error: unknown) => this.#redisFailed(error));
+      // If this is lost, the script counts the attempt finished after STALE_ATTEMPT_MS.
+      this.#ask('finish', String(attemptId)).catch(() => {});
     };
   }
 
-  #fromFallback(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
-    if (this.#fallback === undefined) {
-      return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis, and fallback is false: no request was sent'));
-    }
-    return this.#fallback.acquire(signal);
-  }
-
-  #redisFailed(error: unknown): void {
-    const first = this.#failedAt === undefined;
-    this.#failedAt = this.#clock.now();
-    if (!first) return;
-    // Name and code only: a client's message may carry its connection URL.
-    const reason = error instanceof Error ? ((error as { code?: string }).code ?? error.name) : typeof error;
-    if (this.#fallback === undefined) {
-      this.#logger?.warn?.('integration-sdk rate limiter: Redis is unavailable; calls fail until it answers (fallback: false)', { reason });
-    } else {
-      this.#logger?.warn?.('integration-sdk rate limiter: Redis is unavailable; pacing this process with an in-process bucket until it answers', { reason, requestsPerMinute: this.#fallbackRequestsPerMinute });
+  async #ask(op: BucketOp, argument: string, signal?: AbortSignal): Promise<BucketAnswer> {
+    if (!this.#runner.ready()) throw new RateLimiterUnavailableError('Redis is not connected');
+    const key = `${this.#prefix}:{${this.#keyId}}`;
+    const reply = this.#runner.run(key, [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)]);
+    reply.catch(() => {}); // settles after a timeout or an abort too: never an unhandled rejection
+    let cancel = () => {};
+    const timeout = new Promise<never>((_, reject) => {
+      cancel = this.#clock.setTimeout(() => reject(new RateLimiterUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+    });
+    try {
+      const raced = Promise.race([reply, timeout]);
+      return answerOf(await (signal ? raceAbort(raced, signal) : raced));
+    } finally {
+      cancel();
     }
   }
 
-  #redisAnswered(): void {
-    if (this.#failedAt === undefined) return;
-    this.#failedAt = undefined;
-    this.#logger?.info?.('integration-sdk rate limiter: Redis answers again; back to the shared bucket');
+  #useFallback(error: unknown): void {
+    if (this.#onFallback) return;
+    this.#onFallback = true;
+    this.#lastProbe = this.#clock.now();
+    const reason = error instanceof Error ? error.name : typeof error;
+    const using = this.#fallback ? `an in-process bucket at ${this.#fallbackRate} requests/min` : 'nothing (fallback: false): calls fail';
+    this.#logger?.warn?.(`integration-sdk: the shared rate limiter cannot reach Redis; using ${using} until it answers again`, { keyId: this.#keyId, reason });
   }
-}
 
-function positive(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) throw new ConfigurationError(`redisRateLimiter: ${name} must be a finite number > 0`);
-  return value;
+  #useRedis(): void {
+    if (!this.#onFallback) return;
+    this.#onFallback = false;
+    this.#logger?.info?.('integration-sdk: the shared rate limiter reaches Redis again', { keyId: this.#keyId });
+  }
 }

@@ -1,5 +1,6 @@
 // Signed deliveries and temp SQLite files for the inbox tests.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signWebhook } from '../../src/webhooks/index.ts';
@@ -23,4 +24,15 @@ export function statusChanged(orderId: string, ts: number, status: string, deliv
 
 export function request({ body, headers }: { body: string; headers: Record<string, string> }): Request {
   return new Request('http://inbox.test/webhooks', { method: 'POST', headers, body });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

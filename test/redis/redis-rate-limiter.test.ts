@@ -1,228 +1,233 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { Redis as IoRedis } from 'ioredis';
-import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, IntegrationClient, RateLimiterUnavailableError, type Clock, type RateLimiter } from '../../src/index.ts';
-import { redisRateLimiter, type RedisRateLimiterOptions } from '../../src/redis/index.ts';
-import { createSandbox } from '../../src/sandbox/index.ts';
-import { redisSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.ts';
+// The limiter and its script against a real redis-server: burst, refill, the first-attempt
+// discipline, pause, skew, signal, bad input, and Redis stopped and restarted under it. The script
+// runs on Redis's clock, which no test can fake: where time must pass, the test waits what the
+// script itself answered (tens of ms), never a guessed sleep.
+import { createClient, type RedisClientType } from 'redis';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock, type Clock } from '../../src/clock.ts';
+import { ConfigurationError } from '../../src/errors/index.ts';
+import { IntegrationClient } from 'integration-sdk';
+import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
+import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
+import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
 
-const skip = redisSkipReason();
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '../..');
+const SECRET = 'Sk3cr3tV4lue';
+let server: RedisServer;
+let redis: RedisClientType;
+let keyCounter = 0;
+const freshKey = () => `key${process.pid}x${(keyCounter += 1)}`;
 
-const connectRedis = (url: string) => createClient({ url }).on('error', () => {}).connect();
+function recordingLogger() {
+  const warnings: unknown[][] = [];
+  const infos: unknown[][] = [];
+  return { warnings, infos, logger: { warn: (...args: unknown[]) => warnings.push(args), info: (...args: unknown[]) => infos.push(args) } };
+}
+
+function attached(limiter: RateLimiter, keyId = freshKey()): RateLimiter {
+  limiter.attach!({ keyId, logger: undefined });
+  return limiter;
+}
 
 /**
- * A clock whose timers never fire but are recorded: what the limiter decided to wait, without
- * waiting. `now` may be skewed: the bucket runs on the Redis server's clock, so skew changes nothing.
+ * Takes tokens while each comes within `windowMs` (well under the time between two tokens of the
+ * rate under test); returns how many and the finish callbacks.
  */
-function recordingClock(skewMs = 0): Clock & { waits: number[] } {
-  const waits: number[] = [];
-  // The limiters below bound each Redis call with a 30 s timer: not a wait, left out.
-  return { waits, now: () => Date.now() + skewMs, setTimeout: (_callback, ms) => (ms !== REDIS_TIMEOUT_MS && waits.push(ms), () => {}) };
+async function drain(limiter: RateLimiter, max: number, windowMs = 60): Promise<{ taken: number; finishers: AttemptFinished[] }> {
+  const finishers: AttemptFinished[] = [];
+  let taken = 0;
+  for (; taken < max; taken += 1) {
+    const signal = AbortSignal.timeout(windowMs);
+    try {
+      const finished = await limiter.acquire(signal);
+      if (finished) finishers.push(finished);
+    } catch {
+      break;
+    }
+  }
+  return { taken, finishers };
 }
-const REDIS_TIMEOUT_MS = 30_000;
 
-/** Lets the limiter run until it has decided to wait (or resolved). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
-
-describe.skipIf(skip)('redisRateLimiter against a real redis-server', () => {
-  let server: RedisServer;
-  let redis: Awaited<ReturnType<typeof connectRedis>>;
-  let prefixCount = 0;
-  const opened: { close(): unknown }[] = [];
-
+describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
   beforeAll(async () => {
-    server = await startRedisServer();
-    redis = await connectRedis(server.url);
+    server = await RedisServer.start();
+    redis = await connectedClient(server.url);
+    // The first call loads the script (NOSCRIPT, then EVAL): slower than the windows below.
+    await attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 1 })).acquire();
   });
   afterAll(async () => {
-    await redis?.close().catch(() => {});
+    redis?.destroy();
     await server?.stop();
   });
-  afterEach(async () => {
-    for (const client of opened.splice(0)) await Promise.resolve(client.close()).catch(() => {});
-  });
 
-  /** A limiter on a fresh bucket (own prefix), attached as a client of key `k1` would. */
-  function limiter(options: Partial<RedisRateLimiterOptions> & { prefix: string }, keyId = 'k1'): RateLimiter {
-    const made = redisRateLimiter({ redis, redisTimeoutMs: REDIS_TIMEOUT_MS, ...options });
-    made.attach?.({ keyId, logger: undefined });
-    return made;
-  }
-  const freshPrefix = () => `t${++prefixCount}`;
-  const prefixOf = (_bucket: RateLimiter) => `t${prefixCount}`;
+  describe('bad input throws ConfigurationError at once', () => {
+    it.each([
+      ['no client', () => ({ redis: undefined })],
+      ['an object that is no Redis client', () => ({ redis: {} })],
+      ['a node-redis client never connected', () => ({ redis: createClient({ url: server.url }) })],
+      ['an ioredis client made with lazyConnect and never connected', () => ({ redis: new Redis(server.port, { lazyConnect: true }) })],
+      ['a zero rate', () => ({ redis, requestsPerMinute: 0 })],
+      ['a negative burst', () => ({ redis, burst: -1 })],
+      ['an infinite rate', () => ({ redis, requestsPerMinute: Infinity })],
+      ['a rate that is not a number', () => ({ redis, requestsPerMinute: '120' })],
+      ['a NaN fallback rate', () => ({ redis, fallback: { requestsPerMinute: Number.NaN } })],
+    ])('%s', (_, options) => {
+      const build = () => redisRateLimiter(Object.assign({ redis, requestsPerMinute: 120, burst: 10 }, options()) as never);
+      expect(build).toThrow(ConfigurationError);
+    });
 
-  describe.each([0, 10 * 60_000, -10 * 60_000])('with the process clock off by %i ms', (skewMs) => {
-    it('lets a burst through, then answers "wait" for the time one token takes', async () => {
-      const clock = recordingClock(skewMs);
-      const bucket = limiter({ prefix: freshPrefix(), requestsPerMinute: 60, burst: 3, clock, random: () => 0 });
-      const first = await bucket.acquire();
-      await bucket.acquire();
-      await bucket.acquire();
-      expect(typeof first).toBe('function'); // it left the full bucket: refilling waits for its answer
-      first!();
-      let fourthDone = false;
-      void bucket.acquire().then(() => (fourthDone = true));
-      await settle();
-      expect(fourthDone).toBe(false);
-      expect(clock.waits).toHaveLength(1);
-      expect(clock.waits[0]).toBeGreaterThan(900);
-      expect(clock.waits[0]).toBeLessThanOrEqual(1_000);
+    it('a second API key on one limiter (one limiter serves one key)', () => {
+      const limiter = redisRateLimiter({ redis, requestsPerMinute: 120, burst: 10 });
+      limiter.attach!({ keyId: 'first', logger: undefined });
+      limiter.attach!({ keyId: 'first', logger: undefined }); // a second client of the same key is fine
+      expect(() => limiter.attach!({ keyId: 'second', logger: undefined })).toThrow(ConfigurationError);
     });
   });
 
-  it('a token taken from a full bucket holds refilling until its attempt has finished', async () => {
-    const clock = recordingClock();
-    const bucket = limiter({ prefix: freshPrefix(), requestsPerMinute: 60_000, burst: 2, clock, random: () => 0 });
-    const finished = await bucket.acquire();
-    await bucket.acquire();
-    await new Promise((resolve) => setTimeout(resolve, 40)); // 40 tokens' worth at 1/ms, if refilling ran
-    let thirdDone = false;
-    void bucket.acquire().then(() => (thirdDone = true));
-    await settle();
-    expect(thirdDone).toBe(false);
-    finished!();
-    await vi.waitFor(() => expect(thirdDone).toBe(false)); // still waiting: its timer is the recording clock's
-    const next = limiter({ prefix: prefixOf(bucket), requestsPerMinute: 60_000, burst: 2 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    await next.acquire(); // refilling runs again since the finish
+  it('lets the burst go at once, then answers wait: one bucket per key, named from its id, never the secret', async () => {
+    const keyId = freshKey();
+    const limiter = redisRateLimiter({ redis, requestsPerMinute: 60, burst: 5, prefix: 'erp' });
+    // The client tells the limiter its key through attach: the id, not the secret.
+    new IntegrationClient({ apiKey: `service_${keyId}_${SECRET}`, baseUrl: 'http://127.0.0.1:9', rateLimit: limiter });
+    const { taken } = await drain(limiter, 10, 100);
+    expect(taken).toBe(5);
+    const keys = await redis.keys('erp:*');
+    expect(keys).toEqual([`erp:{${keyId}}`]);
+    expect(JSON.stringify(await redis.hGetAll(keys[0]!))).not.toContain(SECRET);
   });
 
-  it('a 429 in one process pauses every process of the key, and the bucket restarts empty', async () => {
-    const prefix = freshPrefix();
-    const other = await createClient({ url: server.url }).on('error', () => {}).connect();
-    opened.push(other);
-    const first = limiter({ prefix, requestsPerMinute: 60, burst: 10 });
-    const clock = recordingClock();
-    const second = redisRateLimiter({ redis: other, prefix, requestsPerMinute: 60, burst: 10, clock, random: () => 0, redisTimeoutMs: REDIS_TIMEOUT_MS });
-    second.attach?.({ keyId: 'k1', logger: undefined });
-    first.pause(3_000);
-    await vi.waitFor(async () => expect(Number(await redis.hGet(`${prefix}:rate:{k1}`, 'paused'))).toBeGreaterThan(0));
-    void second.acquire();
-    await settle();
-    expect(clock.waits[0]).toBeGreaterThan(2_800);
-    expect(clock.waits[0]).toBeLessThanOrEqual(3_000 + 50);
-
-    const shortPrefix = freshPrefix();
-    const paused = limiter({ prefix: shortPrefix, requestsPerMinute: 60, burst: 10 });
-    paused.pause(20);
-    await vi.waitFor(async () => expect(await redis.exists(`${shortPrefix}:rate:{k1}`)).toBe(1));
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    const afterPause = recordingClock();
-    const third = redisRateLimiter({ redis, prefix: shortPrefix, requestsPerMinute: 60, burst: 10, clock: afterPause, random: () => 0, redisTimeoutMs: REDIS_TIMEOUT_MS });
-    third.attach?.({ keyId: 'k1', logger: undefined });
-    void third.acquire();
-    await settle();
-    // Empty after the pause: the next token is most of a second away, not a burst of 10.
-    expect(afterPause.waits[0]).toBeGreaterThan(800);
+  it('refills at the rate once the first attempt has finished, not before', async () => {
+    // 600/min: a token every 100 ms. While the attempt that emptied the full bucket is unfinished,
+    // no token comes back however long we wait.
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 3 }));
+    const { taken, finishers } = await drain(limiter, 3);
+    expect([taken, finishers.length]).toEqual([3, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await drain(limiter, 5)).taken).toBe(0);
+    finishers[0]!();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const refilled = (await drain(limiter, 10)).taken;
+    expect(refilled).toBeGreaterThanOrEqual(2);
+    expect(refilled).toBeLessThanOrEqual(3); // 2.5 tokens, and a third within the window at most
   });
 
-  it('works with an ioredis client, and reloads the script after SCRIPT FLUSH', async () => {
-    const io = new IoRedis(server.port, '127.0.0.1');
-    opened.push({ close: () => io.quit() });
-    const prefix = freshPrefix();
-    const bucket = redisRateLimiter({ redis: io, prefix, requestsPerMinute: 60, burst: 2 });
-    bucket.attach?.({ keyId: 'k1', logger: undefined });
-    await bucket.acquire();
-    await io.script('FLUSH');
-    await bucket.acquire();
-    expect(Number(await io.hget(`${prefix}:rate:{k1}`, 'tokens'))).toBeLessThan(1);
+  it('a pause stores the 429 in the bucket: every limiter of the key waits, then the bucket restarts empty', async () => {
+    const keyId = freshKey();
+    const seen = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 50 }), keyId);
+    const other = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 50 }), keyId);
+    await drain(seen, 1);
+    seen.pause(150);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the pause reaches Redis
+    const started = Date.now();
+    const finished = await other.acquire();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(120);
+    expect(finished).toBeUndefined(); // restarted empty: the token was refilled, not taken from a full bucket
   });
 
-  it('names the bucket by the key id and prefix, never the secret; one limiter serves one key', async () => {
-    const prefix = freshPrefix();
-    const made = redisRateLimiter({ redis, prefix });
-    const client = new IntegrationClient({ apiKey: 'service_keyid42_supersecretpart', baseUrl: 'https://platform.example.com', rateLimit: made });
-    expect(client).toBeDefined();
-    await made.acquire();
-    const keys = await redis.keys(`${prefix}:*`);
-    expect(keys).toEqual([`${prefix}:rate:{keyid42}`]);
-    expect(keys.join()).not.toContain('supersecret');
-    expect(() => new IntegrationClient({ apiKey: 'service_keyid42_other', baseUrl: 'https://platform.example.com', rateLimit: made })).not.toThrow();
-    expect(() => new IntegrationClient({ apiKey: 'service_another_x', baseUrl: 'https://platform.example.com', rateLimit: made })).toThrow(ConfigurationError);
+  it('a process whose clock is minutes off shares the same timeline (the script reads Redis TIME)', async () => {
+    const keyId = freshKey();
+    const skewed: Clock = { now: () => Date.now() - 7 * 60_000, setTimeout: systemClock.setTimeout };
+    const ahead: Clock = { now: () => Date.now() + 11 * 60_000, setTimeout: systemClock.setTimeout };
+    const a = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 4 }, { clock: skewed }), keyId);
+    const b = attached(redisRateLimiter({ redis, requestsPerMinute: 60, burst: 4 }, { clock: ahead }), keyId);
+    const first = await drain(a, 2);
+    const second = await drain(b, 10);
+    expect(first.taken + second.taken).toBe(4);
   });
 
-  it('rejects bad options at once with ConfigurationError', async () => {
-    const closed = createClient({ url: server.url });
-    expect(() => redisRateLimiter({ redis: closed })).toThrow(/not connected/);
-    expect(() => redisRateLimiter({ redis: undefined as never })).toThrow(ConfigurationError);
-    expect(() => redisRateLimiter({ redis: {} as never })).toThrow(/neither a node-redis nor an ioredis/);
-    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => redisRateLimiter({ redis, requestsPerMinute: bad })).toThrow(ConfigurationError);
-      expect(() => redisRateLimiter({ redis, burst: bad })).toThrow(ConfigurationError);
-    }
-    const lazy = new IoRedis(server.port, '127.0.0.1', { lazyConnect: true });
-    expect(() => redisRateLimiter({ redis: lazy })).toThrow(/not connected/);
-    lazy.disconnect();
-  });
-
-  it('a request waiting for a token rejects at once with its signal', async () => {
-    const bucket = limiter({ prefix: freshPrefix(), requestsPerMinute: 1, burst: 1 });
-    await bucket.acquire();
+  it('rejects at once with the signal reason while waiting, holding nothing', async () => {
+    const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 1, burst: 1 }));
+    await drain(limiter, 1);
     const controller = new AbortController();
-    const pending = bucket.acquire(controller.signal);
-    await settle();
-    controller.abort(new Error('stop'));
-    await expect(pending).rejects.toThrow('stop');
+    const pending = limiter.acquire(controller.signal);
+    const reason = new Error('caller gave up');
+    setTimeout(() => controller.abort(reason), 30);
+    const started = Date.now();
+    await expect(pending).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(500);
   });
 
-  it('four processes on one key share its budget: no 429 after the first second, ≥ 95% of the allowed rate', async () => {
-    const perSecond = 10;
-    const burst = 10;
-    const sandbox = await createSandbox({ rate: { perKey: { capacity: burst, refillPerSecond: perSecond }, perIp: false } });
-    try {
-      const prefix = freshPrefix();
-      const children = Array.from({ length: 4 }, () =>
-        run(process.execPath, ['--import', join(root, 'test/support/register-src.mjs'), join(import.meta.dirname, 'upsert-child.ts'), sandbox.url, sandbox.apiKey, server.url, '30', String(perSecond * 60), String(burst), prefix], { cwd: root, timeout: 50_000 }),
-      );
-      const outputs = (await Promise.all(children)).map(({ stdout }) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { created: number; sent: { at: number; status: number }[]; warnings: string[] });
-      expect(outputs.map((o) => o.created)).toEqual([30, 30, 30, 30]);
-      const sent = outputs.flatMap((o) => o.sent).sort((a, b) => a.at - b.at);
-      expect(outputs.flatMap((o) => o.warnings)).toEqual([]);
-      const start = sent[0]!.at;
-      const elapsedS = (sent.at(-1)!.at - start) / 1000;
-      expect(sent.filter((r) => r.status === 429 && r.at - start >= 1_000)).toEqual([]);
-      const allowed = burst + perSecond * elapsedS;
-      expect(sent.length / allowed).toBeGreaterThanOrEqual(0.95);
-    } finally {
-      await sandbox.close();
-    }
-  }, 60_000);
+  it('adds jitter from the injected random source to each wait', async () => {
+    const firstSleep = async (random: () => number) => {
+      const sleeps: number[] = [];
+      const recording: Clock = { now: () => Date.now(), setTimeout: (callback, ms) => (ms !== 2000 && sleeps.push(ms), systemClock.setTimeout(callback, ms)) };
+      const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 1 }, { clock: recording, random }));
+      (await limiter.acquire())?.();
+      await limiter.acquire();
+      return sleeps[0]!;
+    };
+    // A token every 100 ms: the script answers about 100 ms; the jitter adds at most 20 ms.
+    const without = await firstSleep(() => 0);
+    const most = await firstSleep(() => 0.999);
+    expect(Number.isInteger(without)).toBe(true);
+    expect(most - without).toBeGreaterThan(15);
+    expect(most - without).toBeLessThan(25);
+  });
 
-  it('Redis stopped mid-run: calls go on with the fallback (one warning), fail with fallback false, and Redis is used again once back', async () => {
-    const own = await startRedisServer();
-    const client = await createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } }).on('error', () => {}).connect();
-    const warn = vi.fn();
-    const info = vi.fn();
-    const shared = redisRateLimiter({ redis: client, prefix: 'fb', requestsPerMinute: 6_000, burst: 100, redisTimeoutMs: 200, retryRedisAfterMs: 100 });
-    shared.attach?.({ keyId: 'k1', logger: { warn, info } });
-    const strict = redisRateLimiter({ redis: client, prefix: 'fb', requestsPerMinute: 6_000, burst: 100, redisTimeoutMs: 200, fallback: false });
-    strict.attach?.({ keyId: 'k1', logger: undefined });
-    try {
-      await shared.acquire();
-      await own.kill();
-      for (let i = 0; i < 5; i++) await shared.acquire();
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(JSON.stringify(warn.mock.calls)).not.toContain('redis://');
-      await expect(strict.acquire()).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+  describe('Redis stopped and restarted', () => {
+    it('falls back with one warning, keeps serving at the fallback rate, and comes back to the shared bucket', async () => {
+      const own = await RedisServer.start();
+      const client = await connectedClient(own.url);
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const { warnings, infos, logger } = recordingLogger();
+        const keyId = freshKey();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: { requestsPerMinute: 60_000, burst: 3 } }, { probeIntervalMs: 50 });
+        limiter.attach!({ keyId, logger });
+        await drain(limiter, 2);
+        await own.stop();
+        while (client.isReady) await new Promise((resolve) => setTimeout(resolve, 5));
+        // On the fallback: its own burst of 3 goes at once, though the shared bucket is empty.
+        const during = await drain(limiter, 3);
+        expect(during.taken).toBe(3);
+        await drain(limiter, 3);
+        expect(warnings).toHaveLength(1);
+        expect(JSON.stringify(warnings)).not.toContain(SECRET);
+        await own.restart();
+        await new Promise<void>((resolve) => client.once('ready', resolve));
+        await new Promise((resolve) => setTimeout(resolve, 60)); // the next probe is due
+        await limiter.acquire();
+        expect(infos).toHaveLength(1);
+        expect(await client.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+        expect(warnings).toHaveLength(1);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+        client.destroy();
+        await own.stop();
+      }
+    });
 
-      await own.restart();
-      await vi.waitFor(
-        async () => {
-          await shared.acquire();
-          expect(info).toHaveBeenCalled();
-        },
-        { timeout: 5_000, interval: 150 },
-      );
-      expect(await client.exists('fb:rate:{k1}')).toBe(1);
-      await strict.acquire();
+    it('fallback: false rejects with RateLimiterUnavailableError, without an unhandled rejection', async () => {
+      const own = await RedisServer.start();
+      const client = new Redis(own.port, { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+      client.on('error', () => {});
+      await new Promise((resolve) => client.once('ready', resolve));
+      try {
+        const limiter = attached(redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: false }));
+        await expect(limiter.acquire()).resolves.toBeDefined();
+        await own.stop();
+        await expect(limiter.acquire()).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+        const error = await limiter.acquire().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimiterUnavailableError);
+      } finally {
+        client.disconnect();
+        await own.stop();
+      }
+    });
+  });
+
+  it('works the same with ioredis, and reloads the script after SCRIPT FLUSH (NOSCRIPT)', async () => {
+    const client = new Redis(server.port);
+    await new Promise((resolve) => client.once('ready', resolve));
+    try {
+      const limiter = attached(redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 }));
+      await client.script('FLUSH');
+      expect((await drain(limiter, 10)).taken).toBe(3);
     } finally {
-      await client.close().catch(() => {});
-      await own.stop();
+      client.disconnect();
     }
-  }, 20_000);
+  });
 });
