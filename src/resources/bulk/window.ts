@@ -1,7 +1,7 @@
 // Cuts the input into windows: contiguous runs of input items, each holding at most one batch.
 // The repeat rule and the local checks are applied here, as the service would apply them if the
 // whole input were one batch.
-import { FirstOccurrences } from './first-seen.ts';
+import { plainCopy } from './field-checks.ts';
 import type { ItemResultShape, ItemRules } from './route.ts';
 
 /**
@@ -17,7 +17,7 @@ export interface Window<Result> {
   start: number;
   /** Number of input items it covers. */
   size: number;
-  /** Items to send, as given (never copied or fixed). */
+  /** Items to send: plain copies of the items as checked (never fixed), see {@link plainCopy}. */
   batch: unknown[];
   /** Global index of each item of `batch`. */
   batchIndexes: number[];
@@ -37,11 +37,8 @@ function emptyWindow<Result>(start: number): Window<Result> {
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
-  /**
-   * Repeat keys already seen and the index of their first occurrence: all that is kept across
-   * windows (packed outside the JS heap, see {@link FirstOccurrences}).
-   */
-  readonly #seen = new FirstOccurrences();
+  /** Repeat keys already seen and the index of their first occurrence: all that is kept across windows. */
+  readonly #seen = new Map<string, number>();
   #current: Window<Result> = emptyWindow(0);
 
   constructor(rules: ItemRules<Result>, batchSize: number) {
@@ -54,9 +51,13 @@ export class WindowBuilder<Result extends ItemResultShape> {
     const window = this.#current;
     const index = window.start + window.size;
     window.size += 1;
-    const problem = this.#repeatProblem(item, index) ?? this.#rules.problem(item);
+    // What is checked is what is sent: the plain copy. An item that has none (a cycle, a BigInt…)
+    // is judged as given, so that a known field's own problem is still the one reported.
+    const checked = plainCopy(item);
+    const judged = checked.ok ? checked.value : item;
+    const problem = this.#repeatProblem(judged, index) ?? this.#rules.problem(judged) ?? (checked.ok ? undefined : checked.problem);
     if (problem === undefined) {
-      window.batch.push(item);
+      window.batch.push(judged);
       window.batchIndexes.push(index);
     } else {
       window.rejected.push(this.#rules.rejected(index, item, problem));
@@ -74,8 +75,12 @@ export class WindowBuilder<Result extends ItemResultShape> {
   #repeatProblem(item: unknown, index: number): string | undefined {
     const key = this.#rules.repeatKey(item);
     if (key === undefined) return undefined;
-    const firstIndex = this.#seen.claim(key, index);
-    return firstIndex === -1 ? undefined : this.#rules.repeatMessage(item, firstIndex);
+    const firstIndex = this.#seen.get(key);
+    if (firstIndex === undefined) {
+      this.#seen.set(key, index);
+      return undefined;
+    }
+    return this.#rules.repeatMessage(item, firstIndex);
   }
 
   #close(): Window<Result> {
