@@ -1,5 +1,6 @@
 // The two ways to run a bulk write, shared by `catalog` and `stock`: collect everything into one
 // result, or stream one window at a time.
+import { currentCall, traceBatch, type ResultCounts } from '../../diagnostics.ts';
 import type { Requester } from '../../transport/types.ts';
 import { bulkOperationError } from './failure.ts';
 import { mergeWindows, toWindowResult, type MergedResult, type WindowResult } from './merge.ts';
@@ -8,6 +9,7 @@ import { ProgressTracker, type ProgressOf } from './progress.ts';
 import type { BulkRoute, ItemResultShape } from './route.ts';
 import { RunFailure, runWindows, type SettledWindow } from './run.ts';
 import { sendWindow, settleUnsent } from './send.ts';
+import { summarize } from './summary.ts';
 import type { BulkInput, BulkOptions } from './types.ts';
 import { WindowBuilder } from './window.ts';
 import { checkInput, openWindows } from './window-source.ts';
@@ -21,9 +23,17 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
   const { signal } = settings.call;
   const source = openWindows(items, new WindowBuilder(route.rules, settings.batchSize), signal);
   const progress = new ProgressTracker(route, source, settings.onProgress);
+  // The call traced around this run learns its batch count as soon as it is known: at once for an
+  // array, at the end of the input for a stream.
+  const call = currentCall();
+  if (call && source.batchesTotal !== undefined) call.batches = source.batchesTotal;
+  let batchesStarted = 0;
   const windows = runWindows({
     source,
-    send: (window) => sendWindow(route, requester, window, settings.call),
+    send: (window) => {
+      const index = batchesStarted++;
+      return traceBatch(index, window.batch.length, () => sendWindow(route, requester, window, settings.call), (settled) => batchCounts(route, settled));
+    },
     settleUnsent: (window) => settleUnsent(route, window),
     concurrency: settings.concurrency,
     signal,
@@ -32,6 +42,13 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
     progress.record(settled);
     yield settled;
   }
+  if (call) call.batches = batchesStarted;
+}
+
+/** The summary counts of the items a batch sent (not of those rejected before sending): no ids. */
+function batchCounts<Result extends ItemResultShape, Summary extends object>(route: BulkRoute<Result, Summary>, settled: SettledWindow<Result>): ResultCounts {
+  const rejected = new Set(settled.window.rejected.map((result) => result.index));
+  return summarize(route, settled.results.filter((result) => !rejected.has(result.index))) as ResultCounts;
 }
 
 /**
