@@ -1,18 +1,13 @@
 // The two ways to run a bulk write, shared by `catalog` and `stock`: collect everything into one
 // result, or stream one window at a time.
 import { currentCall, traceBatch, type ResultCounts } from '../../diagnostics.ts';
-import type { Requester } from '../../transport/types.ts';
-import { bulkOperationError } from './failure.ts';
-import { mergeWindows, toWindowResult, type MergedResult, type WindowResult } from './merge.ts';
+import type { CallOptions, Requester } from '../../transport/types.ts';
 import { resolveBulkOptions, type BulkSettings } from './options.ts';
-import { ProgressTracker, type ProgressOf } from './progress.ts';
+import { bulkOperationError, mergeWindows, ProgressTracker, summarize, toWindowResult, windowResults, type MergedResult, type ProgressOf, type WindowResult } from './results.ts';
 import type { BulkRoute, ItemResultShape } from './route.ts';
 import { RunFailure, runWindows, type SettledWindow } from './run.ts';
-import { sendWindow, settleUnsent } from './send.ts';
-import { summarize } from './summary.ts';
 import type { BulkInput, BulkOptions } from './types.ts';
-import { WindowBuilder } from './window.ts';
-import { checkInput, openWindows } from './window-source.ts';
+import { checkInput, openWindows, WindowBuilder, type Window } from './windowing.ts';
 
 async function* settledWindows<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
@@ -93,4 +88,33 @@ export function streamBulk<Result extends ItemResultShape, Summary extends objec
       throw bulkOperationError(route, error, mergeWindows(route, error.later as SettledWindow<Result>[]), 'not-yielded');
     }
   })();
+}
+
+/**
+ * One request for a window's batch. `retry: 'safe'`: both routes write absolute values, so a
+ * repeat cannot act twice. The caller's per-call options go to every batch's request.
+ */
+export async function sendWindow<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  requester: Requester,
+  window: Window<Result>,
+  call: CallOptions,
+): Promise<SettledWindow<Result>> {
+  const answer = await requester.send({
+    method: route.method,
+    path: route.path,
+    body: { items: window.batch },
+    schema: route.schema,
+    retry: 'safe',
+    options: call,
+  });
+  return { window, sync_id: answer.sync_id, results: windowResults(route, window, answer) };
+}
+
+/** A window whose items were all rejected locally: no request, `sync_id: null`. */
+export function settleUnsent<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  window: Window<Result>,
+): SettledWindow<Result> {
+  return { window, sync_id: null, results: windowResults(route, window, undefined) };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalPlaces } from '../../../src/resources/bulk/decimals.ts';
+import { decimalPlaces } from '../../../src/resources/bulk/field-checks.ts';
 import { productProblem } from '../../../src/resources/bulk/product-rules.ts';
 import { stockProblem } from '../../../src/resources/bulk/stock-rules.ts';
 import { STORE_A } from './fake-service.ts';
