@@ -108,7 +108,8 @@ export async function sendWindow<Result extends ItemResultShape, Summary extends
     retry: 'safe',
     options: call,
   });
-  return { window, sync_id: answer.sync_id, results: windowResults(route, window, answer) };
+  const results = windowResults(route, window, answer);
+  return { window, sync_id: answer.sync_id, results, counts: summarize(route, results) as Record<string, number> };
 }
 
 /** A window whose items were all rejected locally: no request, `sync_id: null`. */
@@ -116,5 +117,6 @@ export function settleUnsent<Result extends ItemResultShape, Summary extends obj
   route: BulkRoute<Result, Summary>,
   window: Window<Result>,
 ): SettledWindow<Result> {
-  return { window, sync_id: null, results: windowResults(route, window, undefined) };
+  const results = windowResults(route, window, undefined);
+  return { window, sync_id: null, results, counts: summarize(route, results) as Record<string, number> };
 }

@@ -120,6 +120,13 @@ export function addToSummary<Result extends ItemResultShape, Summary extends obj
   return summary;
 }
 
+/** Adds a window's {@link SettledWindow.counts} into a summary. */
+export function addCounts<Summary extends object>(summary: Summary, counts: Readonly<Record<string, number>>): Summary {
+  const into = summary as Record<string, number>;
+  for (const key of Object.keys(counts)) into[key] = (into[key] ?? 0) + counts[key]!;
+  return summary;
+}
+
 export function summarize<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   results: readonly Result[],
@@ -145,7 +152,7 @@ export function toWindowResult<Result extends ItemResultShape, Summary extends o
   route: BulkRoute<Result, Summary>,
   settled: SettledWindow<Result>,
 ): WindowResult<Result, Summary> {
-  return { sync_id: settled.sync_id, summary: addToSummary(route, route.emptySummary(), settled.results), results: settled.results };
+  return { sync_id: settled.sync_id, summary: addCounts(route.emptySummary(), settled.counts), results: settled.results };
 }
 
 /** Windows merged in the order given (input order): one `sync_id` per batch sent. */
@@ -156,7 +163,7 @@ export function mergeWindows<Result extends ItemResultShape, Summary extends obj
 ): MergedResult<Result, Summary> {
   for (const settled of windows) {
     if (settled.sync_id !== null) into.sync_ids.push(settled.sync_id);
-    addToSummary(route, into.summary, settled.results);
+    addCounts(into.summary, settled.counts);
     for (const result of settled.results) into.results.push(result);
   }
   return into;
@@ -196,7 +203,7 @@ export class ProgressTracker<Result extends ItemResultShape, Summary extends obj
   record(settled: SettledWindow<Result>): void {
     this.#itemsDone += settled.results.length;
     if (settled.sync_id !== null) this.#batchesDone += 1;
-    addToSummary(this.#route, this.#summary, settled.results);
+    addCounts(this.#summary, settled.counts);
     this.#onProgress?.({
       ...this.#summary,
       itemsDone: this.#itemsDone,

@@ -11,6 +11,8 @@ export interface SettledWindow<Result> {
   sync_id: string | null;
   /** Every item of the window, in input order, with global indexes. */
   results: Result[];
+  /** `results` counted by the route's counters, once: progress, merging and yielding add these up. */
+  counts: Readonly<Record<string, number>>;
 }
 
 interface RunFailureInit<Result> {
