@@ -9,7 +9,8 @@ const SIZES = [100_000, 300_000, 1_000_000];
 const SDK_RUNS = 5;
 /** The raw reference is context, not a figure: fewer runs keep the whole bench within budget. */
 const RAW_RUNS = 3;
-const TARGET_MB = 150;
+/** Issue 9: what a user feels is the SDK's memory next to sending the same batches by hand. */
+const TARGET_X_RAW = 1.1;
 
 interface Run {
   ms: number;
@@ -47,8 +48,9 @@ export const streamFigure: Figure = {
     // What the run holds per extra item at the end of its input (the repeat keys, mostly).
     const liveBytesPerItem = ((live(large) - live(small)) * 2 ** 20) / (large - small);
     const flat = peak(large) <= peak(small) * 1.1;
+    const ratioToRaw = peak(large) / bySize[large]!.rawPeakRssMb.median;
     return {
-      figures: { stream_1m_peak_rss_mb: round(peak(large), 1) },
+      figures: { stream_1m_peak_rss_mb: round(peak(large), 1), stream_1m_rss_x_raw: round(ratioToRaw, 3) },
       details: {
         runsPerSize: { sdk: SDK_RUNS, raw: RAW_RUNS },
         batchSize: 500,
@@ -59,7 +61,11 @@ export const streamFigure: Figure = {
         liveHeapBytesPerExtraItem: round(liveBytesPerItem, 1),
       },
       targets: [
-        { target: `stream 1M: peak RSS ≤ ${TARGET_MB} MB`, met: peak(large) <= TARGET_MB, measured: `${peak(large).toFixed(0)} MB (raw fetch loop ${bySize[large]!.rawPeakRssMb.median.toFixed(0)} MB)` },
+        {
+          target: `stream 1M: peak RSS ≤ ${TARGET_X_RAW}× a raw fetch loop sending the same batches`,
+          met: ratioToRaw <= TARGET_X_RAW,
+          measured: `${ratioToRaw.toFixed(2)}× (${peak(large).toFixed(0)} MB against ${bySize[large]!.rawPeakRssMb.median.toFixed(0)} MB)`,
+        },
         {
           target: 'stream: peak RSS flat from 100k to 1M (≤ +10%)',
           met: flat,
