@@ -1,3 +1,4 @@
+import ky, { type KyInstance } from 'ky';
 import pRetry, { AbortError } from 'p-retry';
 import {
   ConnectionError,
@@ -48,12 +49,24 @@ export interface TransportSettings {
  */
 export class HttpRequester implements Requester {
   readonly #settings: TransportSettings;
-  readonly #userAgent: string;
+  /** The one ky instance every attempt goes through; it holds the key in its headers, privately. */
+  readonly #ky: KyInstance;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-    this.#userAgent = `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}`;
+    this.#ky = ky.create({
+      prefix: settings.baseUrl,
+      headers: { 'X-API-Key': settings.apiKey, Accept: 'application/json', 'User-Agent': `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}` },
+      retry: 0,
+      throwHttpErrors: false,
+      // Our deadline covers the whole exchange, the body read included; ky's would not.
+      timeout: false,
+      // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx is
+      // returned as it is and becomes ApiError `HTTP_3xx`.
+      redirect: 'manual',
+      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+    });
   }
 
   async send<T>(spec: RequestSpec<T>): Promise<T> {
@@ -156,36 +169,24 @@ export class HttpRequester implements Requester {
   }
 
   /**
-   * The HTTP exchange itself: one call of the configured `fetch` (else `globalThis.fetch`, looked
-   * up now, so that msw or a spy installed after the client was built still takes effect), then
-   * the body read in full. Retries, deadlines, redirects and errors are the caller's.
+   * The HTTP exchange itself: one call through the client's ky instance (which holds the prefix,
+   * the headers and the user's `fetch`; without one, ky looks `globalThis.fetch` up per request, so
+   * msw or a spy installed after the client was built still takes effect), then the body read in
+   * full. Retries, deadlines, redirects and errors are ours: ky is told not to retry, not to time
+   * out (its timeout does not cover the body read) and not to throw on a status.
    *
    * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
   #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
-    const fetch = this.#settings.fetch ?? globalThis.fetch;
-    // A fresh plain object per request (a custom fetch may keep or change what it is given), in
-    // one of two fixed shapes. Content-Type only goes with a body.
-    const init: RequestInit =
-      body === undefined
-        ? {
-            method: spec.method,
-            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'User-Agent': this.#userAgent },
-            // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx
-            // is returned as it is and becomes ApiError `HTTP_3xx`.
-            redirect: 'manual',
-            signal,
-          }
-        : {
-            method: spec.method,
-            headers: { 'X-API-Key': this.#settings.apiKey, Accept: 'application/json', 'Content-Type': 'application/json', 'User-Agent': this.#userAgent },
-            body,
-            redirect: 'manual',
-            signal,
-          };
+    const input = url.href.slice(this.#settings.baseUrl.length + 1);
+    const pending = this.#ky(input, {
+      method: spec.method,
+      signal,
+      ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }),
+    });
     // One race for the whole exchange, answer and body: a custom fetch may ignore the signal, and
     // the deadline must hold anyway.
-    return raceAbort(readAnswer(fetch(url.href, init), signal, this.#settings.clock), signal);
+    return raceAbort(readAnswer(pending, signal, this.#settings.clock), signal);
   }
 
   #buildUrl(spec: RequestSpec<unknown>): URL {

@@ -8,47 +8,59 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/** A fetch that records its arguments as given and answers `reply`. */
+/** A fetch that records the Request it was given (ky hands fetch one `Request`) and answers `reply`. */
 function spyFetch(reply: () => Response | Promise<Response> = () => json(200, HEALTH)({} as never)) {
-  const calls: { input: unknown; init: RequestInit | undefined }[] = [];
-  const fetch = (async (input: unknown, init?: RequestInit) => {
-    calls.push({ input, init });
+  const calls: Request[] = [];
+  const fetch = (async (input: unknown) => {
+    calls.push(input as Request);
     return reply();
   }) as typeof globalThis.fetch;
   return { fetch, calls };
 }
 
-describe('each attempt is one direct call of fetch(url, init)', () => {
-  it('a GET: an absolute URL string and a plain init, no body and no Content-Type', async () => {
+/** The signal a fetch was handed, from its Request. */
+const signalOf = (input: unknown): AbortSignal => (input as Request).signal;
+
+describe('each attempt is one call of the user’s fetch, through ky', () => {
+  it('a GET: the prefixed URL, no body and no Content-Type, manual redirects', async () => {
     const { fetch, calls } = spyFetch();
     await makeClient(fetch).health();
     expect(calls).toHaveLength(1);
-    const [{ input, init }] = calls as [(typeof calls)[0]];
-    expect(input).toBe(`${BASE_URL}/integration/v1/health`);
-    expect(init).toMatchObject({ method: 'GET', redirect: 'manual' });
-    expect(init?.body).toBeUndefined();
-    expect(init?.headers).toEqual({ 'X-API-Key': API_KEY, Accept: 'application/json', 'User-Agent': expect.stringMatching(new RegExp(`^integration-sdk/${VERSION.replaceAll('.', '\\.')} node/\\d+`)) });
-    expect(init?.signal).toBeInstanceOf(AbortSignal);
-    expect(init?.signal?.aborted).toBe(false);
+    const [request] = calls as [Request];
+    expect(request).toBeInstanceOf(Request);
+    expect(request.url).toBe(`${BASE_URL}/integration/v1/health`);
+    expect(request.method).toBe('GET');
+    expect(request.redirect).toBe('manual');
+    expect(request.body).toBeNull();
+    expect(request.headers.get('content-type')).toBeNull();
+    expect(request.headers.get('x-api-key')).toBe(API_KEY);
+    expect(request.headers.get('accept')).toBe('application/json');
+    expect(request.headers.get('user-agent')).toMatch(new RegExp(`^integration-sdk/${VERSION.replaceAll('.', '\\.')} node/\\d+`));
+    expect(request.signal.aborted).toBe(false);
   });
 
   it('a body goes as a JSON string, with Content-Type', async () => {
+    let sent: unknown;
     const { fetch, calls } = spyFetch(() => json(201, { entry: ENTRY, balance: 50 })({} as never));
-    await makeClient(fetch).loyalty.credit({ phone: PHONE, points: 50, idempotency_key: 'k-1' });
-    const init = calls[0]?.init;
-    expect(init?.method).toBe('POST');
-    expect(JSON.parse(init?.body as string)).toEqual({ phone: PHONE, points: 50, idempotency_key: 'k-1' });
-    expect(init?.headers).toMatchObject({ 'Content-Type': 'application/json', 'X-API-Key': API_KEY, Accept: 'application/json' });
+    const reading = (async (input: Request) => {
+      sent = await input.clone().json();
+      return fetch(input);
+    }) as typeof globalThis.fetch;
+    await makeClient(reading).loyalty.credit({ phone: PHONE, points: 50, idempotency_key: 'k-1' });
+    const request = calls[0]!;
+    expect(request.method).toBe('POST');
+    expect(sent).toEqual({ phone: PHONE, points: 50, idempotency_key: 'k-1' });
+    expect(request.headers.get('content-type')).toBe('application/json');
+    expect(request.headers.get('x-api-key')).toBe(API_KEY);
   });
 
-  it('every request gets its own headers object (a fetch may keep or change what it is given)', async () => {
+  it('every request gets its own headers (a fetch may keep or change what it is given)', async () => {
     const { fetch, calls } = spyFetch();
     const client = makeClient(fetch);
     await client.health();
-    (calls[0]!.init!.headers as Record<string, string>)['X-API-Key'] = 'changed';
+    calls[0]!.headers.set('X-API-Key', 'changed');
     await client.health();
-    expect(calls[1]!.init!.headers).not.toBe(calls[0]!.init!.headers);
-    expect((calls[1]!.init!.headers as Record<string, string>)['X-API-Key']).toBe(API_KEY);
+    expect(calls[1]!.headers.get('x-api-key')).toBe(API_KEY);
   });
 
   it('without a fetch option, globalThis.fetch is looked up at each request, not when the client is built', async () => {
@@ -66,9 +78,9 @@ describe('each attempt is one direct call of fetch(url, init)', () => {
 describe('the attempt signal', () => {
   it('aborts with the reason of the caller’s signal', async () => {
     let seen: AbortSignal | undefined;
-    const fetch = ((_input: unknown, init?: RequestInit) => {
-      seen = init?.signal ?? undefined;
-      return new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+    const fetch = ((input: unknown) => {
+      seen = signalOf(input);
+      return new Promise<Response>((_resolve, reject) => seen!.addEventListener('abort', () => reject(seen!.reason)));
     }) as typeof globalThis.fetch;
     const controller = new AbortController();
     const outcome = settle(makeClient(fetch).health({ signal: controller.signal }));
@@ -91,8 +103,8 @@ describe('the attempt signal', () => {
   it('aborts on the attempt deadline', async () => {
     vi.useFakeTimers({ now: 0 });
     let seen: AbortSignal | undefined;
-    const fetch = ((_input: unknown, init?: RequestInit) => {
-      seen = init?.signal ?? undefined;
+    const fetch = ((input: unknown) => {
+      seen = signalOf(input);
       return new Promise<Response>(() => {});
     }) as typeof globalThis.fetch;
     const outcome = settle(makeClient(fetch, { timeoutMs: 1000, maxRetries: 0 }).health());
