@@ -1,17 +1,16 @@
-import type * as z from 'zod/mini';
-import { checkSchema } from '../schemas/compiled-check.ts';
+import * as z from 'zod/mini';
 import type { ResponseIssue } from '../errors/index.ts';
 
 type Validated<T> = { ok: true; value: T } | { ok: false; issues: ResponseIssue[] };
 
 /**
- * Validates a parsed 2xx body with the schema's compiled check: zod's verdict, without copying the
- * body (the value returned is the one given). Issues name paths and expected types, never the
- * values received.
+ * Validates a parsed 2xx body with zod's `safeParse` (the schemas are tolerant: unknown fields
+ * kept, unknown enum values accepted). Issues name paths and expected types, never the values
+ * received.
  */
 export function validateResponse<T>(schema: z.ZodMiniType<T>, value: unknown): Validated<T> {
   // `reportInput` only to tell a missing field from a wrong one; the value never leaves this function.
-  const result = checkSchema(schema, value, { reportInput: true });
+  const result = z.safeParse(schema, value, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, issues: result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: describe(issue) })) };
 }
