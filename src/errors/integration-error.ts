@@ -18,10 +18,26 @@ export class IntegrationError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     // Set by hand so that minifiers renaming classes cannot change what users match on.
     Object.defineProperty(this, 'name', { value: new.target.errorName, enumerable: false, configurable: true, writable: true });
+    brand(this, new.target);
   }
 
   /** The class's public name, kept apart from `constructor.name` so that minified builds agree. */
   static readonly errorName: string = 'IntegrationError';
+
+  /**
+   * `instanceof` across copies of the SDK: an application may load both the ESM and the CommonJS
+   * build (an ESM app with a CommonJS dependency using the SDK), whose classes are different
+   * objects. Every error carries the registered-symbol brand of each of our classes it belongs to,
+   * and our classes recognise the brand, so an error thrown by one build is `instanceof` the
+   * same-named class of the other, subclassing included (a `RateLimitError` is an
+   * `IntegrationError`, a `ConfigurationError` is not an `ApiError`). A user's own subclass that
+   * does not declare its `errorName` keeps the ordinary prototype check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(this, 'errorName')) return false;
+    return (value as Record<symbol, unknown>)[brandOf((this as typeof IntegrationError).errorName)] === true;
+  }
 
   /** Plain, secret-free view for `JSON.stringify` (an `Error` serialises to `{}` otherwise). */
   toJSON(): Record<string, unknown> {
@@ -30,6 +46,20 @@ export class IntegrationError extends Error {
       if (key !== 'cause' && value !== undefined) own[key] = value;
     }
     return own;
+  }
+}
+
+/** The registered symbol naming one of our classes: the same in every copy of the SDK. */
+function brandOf(errorName: string): symbol {
+  return Symbol.for(`integration-sdk.${errorName}`);
+}
+
+/** Marks `error` with the brand of every class of ours from `target` up to `IntegrationError`. */
+function brand(error: IntegrationError, target: Function): void {
+  for (let current: Function | null = target; current !== null && current !== Error; current = Object.getPrototypeOf(current) as Function | null) {
+    if (Object.hasOwn(current, 'errorName')) {
+      Object.defineProperty(error, brandOf((current as typeof IntegrationError).errorName), { value: true, enumerable: false });
+    }
   }
 }
 

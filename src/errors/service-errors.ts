@@ -1,3 +1,5 @@
+import type { Scope } from '../schemas/health.ts';
+import type { OpenEnum } from '../schemas/open-enum.ts';
 import { ApiError, type ApiErrorInit } from './api-error.ts';
 
 /** 401 `INVALID_API_KEY`: the key is missing, malformed, revoked or rotated. Not retried. */
@@ -13,10 +15,10 @@ export class ForbiddenStoreError extends ApiError {
 /** 403 `INSUFFICIENT_SCOPE`: the key lacks the route's scope. */
 export class InsufficientScopeError extends ApiError {
   static override readonly errorName: string = 'InsufficientScopeError';
-  /** `details.required_scope`, e.g. `catalog:write`. */
-  readonly requiredScope: string | undefined;
+  /** `details.required_scope`, e.g. `catalog:write` (a scope this SDK does not know yet still arrives as its string). */
+  readonly requiredScope: OpenEnum<Scope> | undefined;
   /** `details.granted_scopes`: what the key has. */
-  readonly grantedScopes: string[];
+  readonly grantedScopes: OpenEnum<Scope>[];
 
   constructor(init: ApiErrorInit) {
     super(init);
