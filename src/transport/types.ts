@@ -73,6 +73,11 @@ export interface RequestSpec<T> {
   method: HttpMethod;
   /** Relative to `/integration/v1`, e.g. `/products/bulk`. */
   path: string;
+  /**
+   * The route template of `path`, e.g. `/orders/{id}`: what diagnostics publish (never the ids).
+   * Absent, diagnostics name the route `request` (a path given by the caller of `client.request`).
+   */
+  route?: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   /** Validates a 2xx body (tolerant schemas). Absent: the body is not read as a result (`undefined`). */

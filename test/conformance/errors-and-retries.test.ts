@@ -130,16 +130,6 @@ describe('retry matrix', () => {
     expect(count).toBe(3);
   });
 
-  it('webhooks.create: not repeated after 500 or a reset, repeated after 429, 503, refused', async () => {
-    const create = (c: IntegrationClient) => c.webhooks.create({ url: CREATED_WEBHOOK.url, events: ['order.created'] });
-    expect((await attempts(fail(500, 'INTERNAL'), create)).count).toBe(1);
-    expect((await attempts(reset, create)).count).toBe(1);
-    expect((await attempts(sequence(fail(429, 'RATE_LIMITED', undefined, { 'Retry-After': '1' }), ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(sequence(fail(503, 'AUTH_UNAVAILABLE'), ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(sequence(refused, ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(fail(503, 'FEATURE_DISABLED'), create)).count).toBe(1);
-  });
-
   it('webhooks.test: not repeated after 500', async () => {
     expect((await attempts(fail(500, 'INTERNAL'), (c) => c.webhooks.test('w1'))).count).toBe(1);
     expect((await attempts(sequence(fail(503, 'AUTH_UNAVAILABLE'), ok({ delivery_id: 'd' }, 202)), (c) => c.webhooks.test('w1'))).count).toBe(2);

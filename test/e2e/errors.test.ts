@@ -77,8 +77,8 @@ describe('403 INSUFFICIENT_SCOPE', () => {
     const stock = await rejectionOf(client.stock.set([{ external_id: 'SKU-1001', store_id: sandbox.storeIds[0] as string, stock_quantity: 1 }]));
     expect((stock as BulkOperationError).cause).toMatchObject({ requiredScope: 'stock:write' });
 
-    // 403 is never retried: one attempt per call.
-    expect(exchanges.map((e) => e.status)).toEqual([403, 403, 403, 403]);
+    // 403 is never retried: one attempt per call (webhooks.create's look at the endpoints first is refused too).
+    expect(exchanges.map((e) => e.status)).toEqual([403, 403, 403, 403, 403]);
     expect(sandbox.getProduct('RO-1')).toBeUndefined();
     expect(sandbox.getProduct('SKU-1001')?.stores[sandbox.storeIds[0] as string]?.stock_quantity).toBe(12);
   });
@@ -141,7 +141,7 @@ describe('400 VALIDATION_ERROR with issues', () => {
     expect(phone).toBeInstanceOf(ValidationError);
     expect((phone as ValidationError).issues).toEqual([{ path: 'phone', message: expect.any(String) }]);
     expect((phone as ValidationError).requestPath).toBe('/integration/v1/loyalty/balance'); // no query (the phone) in the error
-    expect(exchanges.map((e) => e.status)).toEqual([400, 400, 400]);
+    expect(exchanges.filter((e) => !(e.method === 'GET' && e.path.endsWith('/webhooks'))).map((e) => e.status)).toEqual([400, 400, 400]);
   });
 
   test('item VALIDATION_ERROR: a new product without name and price', async () => {
@@ -245,7 +245,7 @@ describe('webhook registration errors', () => {
       expect(error).toBeInstanceOf(SsrfBlockedError);
       expect(error).toMatchObject({ status: 400, code: 'SSRF_BLOCKED', requestPath: '/integration/v1/webhooks' });
     }
-    expect(exchanges.map((e) => e.status)).toEqual([400, 400, 400, 400]);
+    expect(exchanges.filter((e) => e.method !== 'GET').map((e) => e.status)).toEqual([400, 400, 400, 400]);
     expect(await client.webhooks.list()).toEqual([]);
   });
 
