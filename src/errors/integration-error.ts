@@ -21,6 +21,13 @@ export class IntegrationError extends Error {
     brand(this, new.target);
   }
 
+  /**
+   * On errors of `loyalty.credit`, `debit` and `redeemCoupon`: the `idempotency_key` the write was
+   * sent with (yours, or the one made for you). The write may have been processed (a dropped
+   * connection after the service acted): repeat it with this key and it is applied at most once.
+   */
+  declare readonly idempotency_key?: string;
+
   /** The class's public name, kept apart from `constructor.name` so that minified builds agree. */
   static readonly errorName: string = 'IntegrationError';
 

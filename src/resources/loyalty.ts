@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { IntegrationError } from '../errors/index.ts';
 import {
   CouponRedemptionSchema,
   CouponValidationSchema,
@@ -182,15 +183,22 @@ export class LoyaltyResource {
     options: CallOptions | undefined,
   ): Promise<WithIdempotencyKey<T>> {
     const idempotencyKey = input.idempotency_key ?? this.#randomUUID();
-    const result = await this.#requester.send({
-      method: 'POST',
-      path,
-      body: { ...input, idempotency_key: idempotencyKey },
-      schema,
-      retry: 'idempotency-key',
-      options,
-    });
-    return { ...result, idempotency_key: idempotencyKey };
+    try {
+      const result = await this.#requester.send({
+        method: 'POST',
+        path,
+        route: path,
+        body: { ...input, idempotency_key: idempotencyKey },
+        schema,
+        retry: 'idempotency-key',
+        options,
+      });
+      return { ...result, idempotency_key: idempotencyKey };
+    } catch (error) {
+      // The write may have been processed: the caller repeats it safely only with the same key.
+      if (error instanceof IntegrationError) Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true });
+      throw error;
+    }
   }
 }
 

@@ -26,7 +26,7 @@ export class OrdersResource {
    */
   async get(orderId: string, options?: CallOptions): Promise<Order> {
     new InputChecks().text('orderId', orderId).throwIfAny();
-    return this.#requester.send({ method: 'GET', path: `/orders/${segment(orderId)}`, schema: OrderSchema, retry: 'safe', options });
+    return this.#requester.send({ method: 'GET', path: `/orders/${segment(orderId, 'orderId')}`, schema: OrderSchema, retry: 'safe', options });
   }
 
   /**

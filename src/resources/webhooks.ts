@@ -128,7 +128,7 @@ export class WebhooksResource {
    */
   async delete(webhookId: string, options?: CallOptions): Promise<void> {
     new InputChecks().text('webhookId', webhookId).throwIfAny();
-    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId)}`, retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
   }
 
   /**
@@ -145,7 +145,7 @@ export class WebhooksResource {
     new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
     const page = await this.#requester.send({
       method: 'GET',
-      path: `/webhooks/${segment(webhookId)}/deliveries`,
+      path: `/webhooks/${segment(webhookId, 'webhookId')}/deliveries`,
       query: { limit },
       schema: WebhookDeliveryListSchema,
       retry: 'safe',
@@ -165,7 +165,7 @@ export class WebhooksResource {
    */
   async test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
     new InputChecks().text('webhookId', webhookId).throwIfAny();
-    return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId)}/test`, schema: WebhookTestResultSchema, retry: 'unsafe', options });
+    return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId, 'webhookId')}/test`, schema: WebhookTestResultSchema, retry: 'unsafe', options });
   }
 }
 

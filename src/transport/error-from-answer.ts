@@ -15,8 +15,10 @@ export interface Answer {
  * HTML 502 from a proxy, an empty 503) still gets the class of its status family, with the code
  * `HTTP_<status>`.
  */
-export function errorFromAnswer(answer: Answer, request: { method: string; path: string }): ApiError {
-  const envelope = z.safeParse(ErrorEnvelopeSchema, parseJson(answer.text));
+export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, secrets: readonly string[]): ApiError {
+  // A server (or a proxy) may echo the key in a message, a detail or a header: it is cut out of
+  // every string before any of them reaches the error.
+  const envelope = z.safeParse(ErrorEnvelopeSchema, parseJson(scrub(answer.text, secrets)));
   const error = envelope.success
     ? envelope.data.error
     : { code: `HTTP_${answer.status}`, message: `the service answered ${answer.status} without an error envelope (a proxy or a wrong baseUrl?)`, details: undefined };
@@ -27,9 +29,16 @@ export function errorFromAnswer(answer: Answer, request: { method: string; path:
     details: error.details,
     requestMethod: request.method,
     requestPath: request.path,
-    headers: Object.fromEntries(answer.headers),
+    headers: Object.fromEntries([...answer.headers].map(([name, value]) => [name, scrub(value, secrets)])),
     retryAfterMs: answer.retryAfterMs,
   });
+}
+
+/** `text` with every secret replaced by `[redacted]` (JSON-safe: the secrets hold no quote or backslash). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) if (secret !== '' && clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
+  return clean;
 }
 
 function parseJson(text: string): unknown {

@@ -19,6 +19,7 @@ import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
 import { sanitizeCause } from './sanitize-cause.ts';
 import type { RequestSpec, Requester } from './types.ts';
+import { checkPathSegments } from './input-checks.ts';
 
 export const API_PREFIX = '/integration/v1';
 
@@ -51,9 +52,16 @@ export class HttpRequester implements Requester {
   readonly #settings: TransportSettings;
   /** The one ky instance every attempt goes through; it holds the key in its headers, privately. */
   readonly #ky: KyInstance;
+  /** When the pause of the last 429 this client met ends (clock time). */
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+
+  /** What no error may carry: the key, and its secret part alone (a server may echo either). */
+  readonly #secrets: readonly string[];
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
+    const secretPart = /^service_[^_]+_(.{8,})$/.exec(settings.apiKey)?.[1];
+    this.#secrets = secretPart === undefined ? [settings.apiKey] : [settings.apiKey, secretPart];
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
     this.#ky = ky.create({
       prefix: settings.baseUrl,
@@ -78,6 +86,7 @@ export class HttpRequester implements Requester {
     // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
     // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
     const body = serializeBody(spec.body);
+    this.#throwIfPausedPastDeadline(call, request);
 
     return pRetry(
       async (attemptNumber) => {
@@ -145,7 +154,10 @@ export class HttpRequester implements Requester {
       answer = await this.#exchange(spec, url, body, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const cause = sanitizeCause(error, [this.#settings.apiKey]);
+      if (error instanceof ResponseTooLarge) {
+        throw new ResponseValidationError({ issues: [{ path: '', message: `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB: not read` }], status: error.status, requestMethod: request.method, requestPath: request.path });
+      }
+      const cause = sanitizeCause(error, this.#secrets);
       const failure = deadline.signal.aborted
         ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs), { cause })
         : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, { cause });
@@ -160,7 +172,7 @@ export class HttpRequester implements Requester {
     }
     if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
-    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request);
+    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#secrets);
     if (spec.schema === undefined) return undefined as T;
     const parsed = parseBody(answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
@@ -192,15 +204,40 @@ export class HttpRequester implements Requester {
   #buildUrl(spec: RequestSpec<unknown>): URL {
     let path = spec.path.startsWith(`${API_PREFIX}/`) || spec.path === API_PREFIX ? spec.path.slice(API_PREFIX.length) : spec.path;
     if (!path.startsWith('/')) path = `/${path}`;
+    checkPathSegments(path);
     const url = new URL(this.#settings.baseUrl + path);
     if (spec.query !== undefined) {
       for (const name in spec.query) {
         if (!Object.hasOwn(spec.query, name)) continue;
-        const value = spec.query[name];
-        if (value !== undefined) url.searchParams.append(name, String(value));
+        const value: unknown = spec.query[name];
+        if (value === undefined) continue;
+        // String() of an object or a function is never what the caller meant to send.
+        if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint') {
+          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a number or a boolean' }]);
+        }
+        url.searchParams.append(name, String(value));
       }
     }
+    // Belt and braces: whatever the path, the request stays under the API prefix of baseUrl.
+    if (!url.href.startsWith(`${this.#settings.baseUrl}/`)) throw new InvalidInputError([{ path: 'path', message: 'must stay under /integration/v1' }]);
     return url;
+  }
+
+  /**
+   * A call whose whole budget ends before the client's 429 pause does could only wait and fail:
+   * it throws `RateLimitError` at once, with the pause left as `retryAfterMs`.
+   */
+  #throwIfPausedPastDeadline(call: ResolvedCallOptions, request: { method: string; path: string }): void {
+    const pauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
+    if (pauseLeftMs <= 0 || pauseLeftMs < call.totalTimeoutMs) return;
+    throw new RateLimitError({
+      status: 429,
+      code: 'RATE_LIMITED',
+      message: `this client is paused for ${Math.ceil(pauseLeftMs)} ms after a 429, longer than the call's totalTimeoutMs (${call.totalTimeoutMs} ms); not sent`,
+      requestMethod: request.method,
+      requestPath: request.path,
+      retryAfterMs: Math.ceil(pauseLeftMs),
+    });
   }
 
   #retryAfterTooLong(error: RateLimitError): boolean {
@@ -210,6 +247,7 @@ export class HttpRequester implements Requester {
   /** The key's budget is shared: every call of this client waits, not only the one that met the 429. */
   #pauseEveryCall(error: RateLimitError, path: string): void {
     const pauseMs = rateLimitWait(error);
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#settings.clock.now() + pauseMs);
     this.#settings.limiter.pause(pauseMs);
     this.#settings.logger?.warn?.('integration-sdk rate limited: pausing every call of this client', { path, pauseMs });
   }
@@ -246,15 +284,32 @@ class Budget {
 }
 
 /**
- * Waits for the answer and reads its body in full. An answer that comes after `signal` aborted (a
- * fetch that ignores the signal), or whose body fails, has its body cancelled, freeing the
- * connection. `Retry-After` is read only from a non-2xx answer: nothing else uses it.
+ * The largest answer read: a bulk answer of 500 results is well under 1 MB, and anything past
+ * this is not an answer of the service (a proxy's page, a misrouted download) worth holding in memory.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** An answer larger than `MAX_RESPONSE_BYTES`: read no further. */
+export class ResponseTooLarge extends Error {
+  readonly status: number;
+
+  constructor(status: number) {
+    super('response too large');
+    this.status = status;
+  }
+}
+
+/**
+ * Waits for the answer and reads its body in full, up to `MAX_RESPONSE_BYTES`. An answer that comes
+ * after `signal` aborted (a fetch that ignores the signal), whose body fails or is too large, has
+ * its body cancelled, freeing the connection. `Retry-After` is read only from a non-2xx answer:
+ * nothing else uses it.
  */
 async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock: Clock): Promise<Answer> {
   const response = await pending;
   try {
     signal.throwIfAborted();
-    const text = await response.text();
+    const text = await readText(response);
     const { status } = response;
     const retryAfterMs = status >= 200 && status <= 299 ? undefined : parseRetryAfter(response.headers.get('retry-after'), clock.now());
     return { status, headers: response.headers, text, retryAfterMs };
@@ -262,6 +317,21 @@ async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock
     response.body?.cancel().catch(() => {});
     throw error;
   }
+}
+
+async function readText(response: Response): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_RESPONSE_BYTES) throw new ResponseTooLarge(response.status);
+  if (response.body === null) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) throw new ResponseTooLarge(response.status);
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function rateLimitWait(error: RateLimitError): number {

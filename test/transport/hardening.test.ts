@@ -1,0 +1,125 @@
+// What an adversarial review broke in the transport (issue 14): each test failed before its fix.
+import { inspect } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, InvalidInputError, RateLimitError, ResponseValidationError } from '../../src/index.ts';
+import { API_KEY, HEALTH, ORDER, SECRET_PART, envelope, fakeService, json, makeClient, settle } from '../client/helpers.ts';
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('paths never leave /integration/v1 (14.3)', () => {
+  const escapes: [string, (client: ReturnType<typeof makeClient>) => Promise<unknown>][] = [
+    ["orders.get('..')", (c) => c.orders.get('..')],
+    ["orders.get('.')", (c) => c.orders.get('.')],
+    ["webhooks.test('..')", (c) => c.webhooks.test('..')],
+    ["webhooks.delete('.')", (c) => c.webhooks.delete('.')],
+    ["request('/../../admin')", (c) => c.request({ method: 'GET', path: '/../../admin' })],
+    ["request('/%2e%2e/%2E%2E/admin')", (c) => c.request({ method: 'GET', path: '/%2e%2e/%2E%2E/admin' })],
+    ["request('/orders/.%2E')", (c) => c.request({ method: 'GET', path: '/orders/.%2E' })],
+    ["request('/orders/./x')", (c) => c.request({ method: 'GET', path: '/orders/./x' })],
+    ["request('/orders//x')", (c) => c.request({ method: 'GET', path: '/orders//x' })],
+    ["request('/integration/v1/../admin')", (c) => c.request({ method: 'GET', path: '/integration/v1/../admin' })],
+    ["request('/health\\\\..\\\\admin')", (c) => c.request({ method: 'GET', path: '/health\\..\\admin' })],
+  ];
+  it.each(escapes)('%s is InvalidInputError, nothing sent', async (_name, call) => {
+    const service = fakeService(json(200, {}));
+    const error = await call(makeClient(service.fetch)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('an id containing dots among other characters, or a slash, stays one segment', async () => {
+    const service = fakeService(json(200, ORDER));
+    await makeClient(service.fetch).orders.get('a..b/..');
+    expect(service.requests[0]!.url.pathname).toBe('/integration/v1/orders/a..b%2F..');
+  });
+});
+
+describe('request() query values (14.9)', () => {
+  it.each([
+    ['an object', { a: 1 }],
+    ['an array', ['x']],
+    ['a function', () => 'x'],
+    ['a symbol', Symbol('x')],
+  ])('%s is InvalidInputError, not String()', async (_name, value) => {
+    const service = fakeService(json(200, {}));
+    const error = await makeClient(service.fetch)
+      .request({ method: 'GET', path: '/loyalty/program', query: { weird: value as never } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).issues.map((issue) => issue.path)).toEqual(['query.weird']);
+    expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('a call whose deadline ends before the client’s 429 pause (14.4)', () => {
+  it('throws RateLimitError at once, with the pause left', async () => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '30' }), json(200, HEALTH));
+    const client = makeClient(service.fetch, { maxRetries: 0 });
+    await settle(client.health());
+    const started = Date.now();
+    const outcome = settle(client.health({ totalTimeoutMs: 2000 }));
+    await vi.advanceTimersByTimeAsync(0);
+    const { error } = await outcome;
+    expect(Date.now() - started).toBe(0);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(30_000);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('a call whose deadline outlasts the pause waits it out', async () => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '3' }), json(200, HEALTH));
+    const client = makeClient(service.fetch, { maxRetries: 0 });
+    await settle(client.health());
+    const outcome = settle(client.health({ totalTimeoutMs: 10_000 }));
+    await vi.advanceTimersByTimeAsync(3000);
+    expect((await outcome).value).toEqual(HEALTH);
+  });
+});
+
+describe('a key echoed by the server never reaches an error (14.5)', () => {
+  const echoes: [string, () => Response][] = [
+    ['in a 400 message', () => Response.json({ error: { code: 'VALIDATION_ERROR', message: `bad key ${API_KEY}`, details: [{ path: 'x', message: `got ${SECRET_PART}` }] } }, { status: 400 })],
+    ['in www-authenticate of a 401', () => Response.json({ error: { code: 'INVALID_API_KEY', message: 'no' } }, { status: 401, headers: { 'www-authenticate': `ApiKey ${API_KEY}` } })],
+    ['in the Location of a 302', () => new Response(null, { status: 302, headers: { location: `https://elsewhere.example/?key=${API_KEY}` } })],
+    ['in a body that is not an envelope', () => new Response(`<html>${API_KEY}</html>`, { status: 500 })],
+  ];
+  it.each(echoes)('%s', async (_name, reply) => {
+    const error = (await makeClient(fakeService(reply).fetch, { maxRetries: 0 }).health().catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 }), JSON.stringify(error.headers), String(JSON.stringify(error.details))]) {
+      expect(text).not.toContain(SECRET_PART);
+    }
+  });
+});
+
+describe('response bodies have a size cap (14.6)', () => {
+  it('a body past the cap fails with a clear error, without reading it all', async () => {
+    let pulled = 0;
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+    const endless = () =>
+      new Response(
+        new ReadableStream({
+          pull(controller) {
+            pulled++;
+            controller.enqueue(chunk);
+          },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const error = await makeClient(fakeService(endless).fetch, { maxRetries: 0 }).health().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as Error).message).toMatch(/larger than/);
+    expect(pulled).toBeLessThan(40);
+  });
+
+  it('a Content-Length past the cap fails before reading', async () => {
+    const big = () => new Response(JSON.stringify(HEALTH), { status: 200, headers: { 'content-length': String(1024 ** 3) } });
+    const error = await makeClient(fakeService(big).fetch, { maxRetries: 0 }).health().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+  });
+});
