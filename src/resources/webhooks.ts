@@ -1,3 +1,4 @@
+import { traceCall } from '../diagnostics.ts';
 import { ApiError, ConnectionError, IntegrationError } from '../errors/index.ts';
 import {
   CreatedWebhookSchema,
@@ -67,17 +68,19 @@ export class WebhooksResource {
    * await secrets.put('webhook-secret', endpoint.secret);
    * ```
    */
-  async create(input: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook> {
-    const checks = new InputChecks().text('url', input?.url);
-    if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
-    checks.throwIfAny();
-    const before = await this.#endpointIds(options);
-    try {
-      return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
-    } catch (error) {
-      if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) await this.#removeOrphans(input, before, options).catch(() => {});
-      throw error;
-    }
+  create(input: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook> {
+    return traceCall('webhooks.create', async () => {
+      const checks = new InputChecks().text('url', input?.url);
+      if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
+      checks.throwIfAny();
+      const before = await this.#endpointIds(options);
+      try {
+        return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+      } catch (error) {
+        if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) await this.#removeOrphans(input, before, options).catch(() => {});
+        throw error;
+      }
+    });
   }
 
   /**
@@ -112,9 +115,11 @@ export class WebhooksResource {
    * for (const endpoint of await client.webhooks.list()) console.log(endpoint.url, endpoint.consecutive_failures);
    * ```
    */
-  async list(options?: CallOptions): Promise<WebhookEndpoint[]> {
-    const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
-    return page.data;
+  list(options?: CallOptions): Promise<WebhookEndpoint[]> {
+    return traceCall('webhooks.list', async () => {
+      const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
+      return page.data;
+    });
   }
 
   /**
@@ -126,9 +131,11 @@ export class WebhooksResource {
    * await client.webhooks.delete(endpoint.id);
    * ```
    */
-  async delete(webhookId: string, options?: CallOptions): Promise<void> {
-    new InputChecks().text('webhookId', webhookId).throwIfAny();
-    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+  delete(webhookId: string, options?: CallOptions): Promise<void> {
+    return traceCall('webhooks.delete', async () => {
+      new InputChecks().text('webhookId', webhookId).throwIfAny();
+      await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, route: '/webhooks/{id}', retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+    });
   }
 
   /**
@@ -140,18 +147,21 @@ export class WebhooksResource {
    * console.log(last?.status, last?.response_status, last?.last_error);
    * ```
    */
-  async deliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
-    const { limit, ...callOptions } = options;
-    new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
-    const page = await this.#requester.send({
-      method: 'GET',
-      path: `/webhooks/${segment(webhookId, 'webhookId')}/deliveries`,
-      query: { limit },
-      schema: WebhookDeliveryListSchema,
-      retry: 'safe',
-      options: callOptions,
+  deliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
+    return traceCall('webhooks.deliveries', async () => {
+      const { limit, ...callOptions } = options;
+      new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
+      const page = await this.#requester.send({
+        method: 'GET',
+        path: `/webhooks/${segment(webhookId, 'webhookId')}/deliveries`,
+        route: '/webhooks/{id}/deliveries',
+        query: { limit },
+        schema: WebhookDeliveryListSchema,
+        retry: 'safe',
+        options: callOptions,
+      });
+      return page.data;
     });
-    return page.data;
   }
 
   /**
@@ -163,9 +173,11 @@ export class WebhooksResource {
    * const { delivery_id } = await client.webhooks.test(endpoint.id);
    * ```
    */
-  async test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
-    new InputChecks().text('webhookId', webhookId).throwIfAny();
-    return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId, 'webhookId')}/test`, schema: WebhookTestResultSchema, retry: 'unsafe', options });
+  test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
+    return traceCall('webhooks.test', async () => {
+      new InputChecks().text('webhookId', webhookId).throwIfAny();
+      return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId, 'webhookId')}/test`, route: '/webhooks/{id}/test', schema: WebhookTestResultSchema, retry: 'unsafe', options });
+    });
   }
 }
 

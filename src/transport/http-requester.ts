@@ -19,6 +19,7 @@ import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
 import { sanitizeCause } from './sanitize-cause.ts';
 import type { RequestSpec, Requester } from './types.ts';
+import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
 import { checkPathSegments } from './input-checks.ts';
 
 export const API_PREFIX = '/integration/v1';
@@ -58,8 +59,15 @@ export class HttpRequester implements Requester {
   /** What no error may carry: the key, and its secret part alone (a server may echo either). */
   readonly #secrets: readonly string[];
 
+  /** Diagnostics: `server.address` (host and port), and the path of `/integration/v1` under it. */
+  readonly #serverAddress: string;
+  readonly #prefixPath: string;
+
   constructor(settings: TransportSettings) {
     this.#settings = settings;
+    const base = new URL(settings.baseUrl);
+    this.#serverAddress = base.host;
+    this.#prefixPath = base.pathname;
     const secretPart = /^service_[^_]+_(.{8,})$/.exec(settings.apiKey)?.[1];
     this.#secrets = secretPart === undefined ? [settings.apiKey] : [settings.apiKey, secretPart];
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
@@ -82,6 +90,7 @@ export class HttpRequester implements Requester {
     const url = this.#buildUrl(spec);
     // Errors and logs name the path without its query: queries can carry a customer's phone.
     const request = { method: spec.method, path: url.pathname };
+    const route = spec.route ?? url.pathname.slice(this.#prefixPath.length);
     const budget = new Budget(call.totalTimeoutMs);
     // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
     // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
@@ -91,9 +100,13 @@ export class HttpRequester implements Requester {
     return pRetry(
       async (attemptNumber) => {
         // Time queued behind our own limiter is not the service's fault: it is not in the budget.
+        const queuedAt = this.#settings.clock.now();
         const attemptFinished = await this.#settings.limiter.acquire(call.signal);
+        const rateLimitWaitMs = this.#settings.clock.now() - queuedAt;
         try {
-          return await this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished);
+          return await traceAttempt({ method: spec.method, route, serverAddress: this.#serverAddress, attempt: attemptNumber, rateLimitWaitMs }, (traced) =>
+            this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished, traced),
+          );
         } catch (error) {
           if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
@@ -134,6 +147,7 @@ export class HttpRequester implements Requester {
     call: ResolvedCallOptions,
     budget: Budget,
     attemptFinished: AttemptFinished | void,
+    traced: AttemptContext | undefined,
   ): Promise<T> {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
@@ -170,6 +184,7 @@ export class HttpRequester implements Requester {
       if (onUserAbort !== undefined) userSignal!.removeEventListener('abort', onUserAbort);
       budget.spend(clock.now() - startedAt);
     }
+    if (traced !== undefined) traced.status = answer.status;
     if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
     if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#secrets);

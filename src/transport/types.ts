@@ -75,7 +75,8 @@ export interface RequestSpec<T> {
   path: string;
   /**
    * The route template of `path`, e.g. `/orders/{id}`: what diagnostics publish (never the ids).
-   * Absent, diagnostics name the route `request` (a path given by the caller of `client.request`).
+   * Required when `path` holds an id; absent, `path` itself is published (a fixed path such as
+   * `/products/bulk`). `client.request` publishes `/{path}`.
    */
   route?: string;
   query?: Record<string, string | number | boolean | undefined>;
