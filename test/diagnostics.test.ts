@@ -2,7 +2,7 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptContext, CallContext } from '../src/diagnostics.ts';
-import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, SECRET_PART, envelope, fakeService, json, makeClient, settle } from './client/helpers.ts';
+import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, SECRET_PART, envelope, fakeService, json, makeClient, settle } from './support/fake-service.ts';
 
 interface Seen {
   calls: CallContext[];

@@ -1,7 +1,7 @@
 // Loyalty writes: what a failed write tells its caller so that the repeat is safe (issue 14.2).
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, IntegrationError, InternalServerError, type IntegrationClient } from '../../src/index.ts';
-import { PHONE, envelope, fails, fakeService, makeClient, networkError } from '../client/helpers.ts';
+import { PHONE, envelope, fails, fakeService, makeClient, networkError } from '../support/fake-service.ts';
 
 const writes: [string, (client: IntegrationClient, key?: string) => Promise<unknown>][] = [
   ['credit', (c, key) => c.loyalty.credit({ phone: PHONE, points: 50, ...(key ? { idempotency_key: key } : {}) })],

@@ -2,7 +2,7 @@
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, InvalidInputError, RateLimitError, ResponseValidationError } from '../../src/index.ts';
-import { API_KEY, HEALTH, ORDER, SECRET_PART, envelope, fakeService, json, makeClient, settle } from '../client/helpers.ts';
+import { API_KEY, HEALTH, ORDER, SECRET_PART, envelope, fakeService, json, makeClient, settle } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });

@@ -8,7 +8,7 @@ import {
   RateLimitError,
   type IntegrationClient,
 } from '../../src/index.ts';
-import { ENTRY, HEALTH, PHONE, empty, envelope, fakeService, fails, gaps, json, makeClient, networkError, settle, type Reply } from './helpers.ts';
+import { ENTRY, HEALTH, PHONE, empty, envelope, fakeService, fails, gaps, json, makeClient, networkError, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.parse('2026-11-21T12:00:00Z') });

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IntegrationClient, TimeoutError, VERSION } from '../../src/index.ts';
-import { API_KEY, BASE_URL, ENTRY, HEALTH, PHONE, json, makeClient, settle } from './helpers.ts';
+import { API_KEY, BASE_URL, ENTRY, HEALTH, PHONE, json, makeClient, settle } from '../support/fake-service.ts';
 
 afterEach(() => {
   vi.useRealTimers();

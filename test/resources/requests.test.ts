@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/index.ts';
-import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, empty, envelope, fakeService, json, makeClient } from './helpers.ts';
+import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, empty, envelope, fakeService, json, makeClient } from '../support/fake-service.ts';
 
 const V1 = 'https://platform.example.com/integration/v1';
 

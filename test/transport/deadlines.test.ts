@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InternalServerError, RateLimitError, TimeoutError } from '../../src/index.ts';
-import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from './helpers.ts';
+import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });

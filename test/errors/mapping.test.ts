@@ -23,7 +23,7 @@ import {
   ValidationError,
   WebhookLimitReachedError,
 } from '../../src/index.ts';
-import { API_KEY, HEALTH, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from './helpers.ts';
+import { API_KEY, HEALTH, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from '../support/fake-service.ts';
 
 /** One attempt, so that retried codes surface as they are. */
 async function errorFor(reply: Parameters<typeof fakeService>[0]): Promise<unknown> {
@@ -92,6 +92,10 @@ describe('every error code of spec part 7 becomes its class', () => {
     expect(await errorFor(envelope(422, 'UNMAPPED_ITEMS', { external_ids: ['SKU-9', 'SKU-10'] }))).toMatchObject({ externalIds: ['SKU-9', 'SKU-10'] });
   });
 
+  it('UNMAPPED_ITEMS with details as a plain list', async () => {
+    expect(await errorFor(envelope(422, 'UNMAPPED_ITEMS', ['A', 'B']))).toMatchObject({ externalIds: ['A', 'B'] });
+  });
+
   it('RATE_LIMITED carries retryAfterMs from Retry-After', async () => {
     const error = await errorFor(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '2' }));
     expect((error as RateLimitError).retryAfterMs).toBe(2000);
@@ -103,6 +107,7 @@ describe('every error code of spec part 7 becomes its class', () => {
     expect(error).toMatchObject({ status: 418, code: 'TEAPOT_MODE', name: 'ApiError' });
     // ...and takes the class of its status family when there is one.
     expect(await errorFor(envelope(404, 'ROUTE_GONE'))).toBeInstanceOf(NotFoundError);
+    for (const status of [400, 409, 422, 503]) expect(await errorFor(envelope(status, 'BRAND_NEW_CODE'))).toMatchObject({ status, code: 'BRAND_NEW_CODE' });
   });
 
   it('a body that is not the envelope (an HTML 502 from a proxy) still maps, with code HTTP_<status>', async () => {
