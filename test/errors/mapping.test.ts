@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { InsufficientScopeError as ScopeErrorType, OpenEnum, Scope } from '../../src/index.ts';
 import {
   ApiError,
   AuthenticationError,
@@ -81,6 +82,13 @@ describe('every error code of spec part 7 becomes its class', () => {
   it('INSUFFICIENT_SCOPE carries requiredScope and grantedScopes', async () => {
     const error = await errorFor(envelope(403, 'INSUFFICIENT_SCOPE', { required_scope: 'loyalty:read', granted_scopes: ['catalog:write'] }));
     expect(error).toMatchObject({ requiredScope: 'loyalty:read', grantedScopes: ['catalog:write'], details: { required_scope: 'loyalty:read' } });
+  });
+
+  it('requiredScope and grantedScopes are typed with Scope (a scope this SDK does not know still arrives as its string)', async () => {
+    expectTypeOf<ScopeErrorType['requiredScope']>().toEqualTypeOf<OpenEnum<Scope> | undefined>();
+    expectTypeOf<ScopeErrorType['grantedScopes']>().toEqualTypeOf<OpenEnum<Scope>[]>();
+    const error = await errorFor(envelope(403, 'INSUFFICIENT_SCOPE', { required_scope: 'reports:read', granted_scopes: ['catalog:write', 7] }));
+    expect(error).toMatchObject({ requiredScope: 'reports:read', grantedScopes: ['catalog:write'] });
   });
 
   it('VALIDATION_ERROR carries issues', async () => {
