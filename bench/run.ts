@@ -20,7 +20,7 @@ const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, s
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
   'health_x_raw_fetch', 'health_x_openai', 'bulk_100k_time_x_raw', 'bulk_100k_rss_x_raw',
-  'stream_1m_peak_rss_mb', 'stream_1m_rss_x_raw', 'rate_fidelity_pct', 'rate_429_after_burst',
+  'stream_1m_peak_rss_mb', 'stream_1m_rss_x_raw', 'rate_fidelity_pct', 'rate_429_after_first_second',
   'webhooks_entry_gzip_kb', 'main_entry_gzip_kb', 'main_import_ms',
   'shared_rate_1p_pct', 'shared_rate_2p_pct', 'shared_rate_4p_pct', 'shared_rate_8p_pct',
   'shared_rate_429_after_first_s', 'shared_rate_redis_calls_per_request',

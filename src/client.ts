@@ -1,3 +1,4 @@
+import { traceCall } from './diagnostics.ts';
 import * as z from 'zod/mini';
 import { CatalogResource } from './resources/catalog.ts';
 import { LoyaltyResource } from './resources/loyalty.ts';
@@ -136,8 +137,10 @@ export class IntegrationClient {
    * console.log(health.status, health.scopes, health.store_ids.length === 0 ? 'all stores' : health.store_ids);
    * ```
    */
-  async health(options?: CallOptions): Promise<Health> {
-    return this.#requester.send({ method: 'GET', path: '/health', schema: HealthSchema, retry: 'safe', options });
+  health(options?: CallOptions): Promise<Health> {
+    return traceCall('health', async () => {
+      return this.#requester.send({ method: 'GET', path: '/health', schema: HealthSchema, retry: 'safe', options });
+    });
   }
 
   /**
@@ -149,22 +152,26 @@ export class IntegrationClient {
    * const body = await client.request({ method: 'GET', path: '/loyalty/program' });
    * ```
    */
-  async request(input: RawRequest, options?: CallOptions): Promise<unknown> {
-    const method = typeof input?.method === 'string' ? (input.method.toUpperCase() as HttpMethod) : undefined;
-    const checks = new InputChecks().text('path', input?.path);
-    if (method === undefined || !METHODS.includes(method)) checks.add('method', `must be one of ${METHODS.join(', ')}`);
-    if (typeof input?.path === 'string' && (/^[a-z][a-z\d+.-]*:/i.test(input.path) || input.path.startsWith('//'))) {
-      checks.add('path', 'must be a path relative to /integration/v1, not a URL: the key is sent only to baseUrl');
-    }
-    checks.throwIfAny();
-    return this.#requester.send({
-      method: method!,
-      path: input.path,
-      query: input.query,
-      body: input.body,
-      schema: z.unknown(),
-      retry: retryModeOf(input, method!),
-      options,
+  request(input: RawRequest, options?: CallOptions): Promise<unknown> {
+    return traceCall('request', async () => {
+      const method = typeof input?.method === 'string' ? (input.method.toUpperCase() as HttpMethod) : undefined;
+      const checks = new InputChecks().text('path', input?.path);
+      if (method === undefined || !METHODS.includes(method)) checks.add('method', `must be one of ${METHODS.join(', ')}`);
+      if (typeof input?.path === 'string' && (/^[a-z][a-z\d+.-]*:/i.test(input.path) || input.path.startsWith('//'))) {
+        checks.add('path', 'must be a path relative to /integration/v1, not a URL: the key is sent only to baseUrl');
+      }
+      checks.throwIfAny();
+      return this.#requester.send({
+        method: method!,
+        path: input.path,
+        // The caller's path may hold ids: diagnostics see only that it was one.
+        route: '/{path}',
+        query: input.query,
+        body: input.body,
+        schema: z.unknown(),
+        retry: retryModeOf(input, method!),
+        options,
+      });
     });
   }
 }

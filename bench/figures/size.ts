@@ -67,7 +67,7 @@ export const sizeFigure: Figure = {
         attributionImportMs: Object.fromEntries(ATTRIBUTION.map((s) => [s, round(importMs[s]!.median, 1)])),
       },
       targets: [
-        { target: 'webhooks entry ≤ 10 KB min+gzip, all included', met: kb(bundles.webhooks.gzipBytes) <= 10, measured: `${kb(bundles.webhooks.gzipBytes).toFixed(2)} KB (ky ${kb(bundles.ky.gzipBytes).toFixed(2)} KB)` },
+        { target: 'webhooks entry ≤ 12 KB min+gzip, all included', met: kb(bundles.webhooks.gzipBytes) <= 12, measured: `${kb(bundles.webhooks.gzipBytes).toFixed(2)} KB (ky ${kb(bundles.ky.gzipBytes).toFixed(2)} KB)` },
         { target: 'main entry import() ≤ 60 ms', met: mainImport <= 60, measured: `${mainImport.toFixed(1)} ms (ky ${importMs.ky!.median.toFixed(1)} ms)` },
       ],
     };

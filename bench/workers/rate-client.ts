@@ -48,6 +48,7 @@ console.log(
     pacedSeconds: elapsedS - 5,
     status429Total: sent.filter((r) => r.status === 429).length,
     status429AfterBurst: sent.slice(burst).filter((r) => r.status === 429).length,
+    status429AfterFirstSecond: afterFirstSecond.filter((r) => r.status === 429).length,
     perSecond: Array.from(perSecond, (n) => n ?? 0),
   }),
 );

@@ -18,23 +18,32 @@ export class IntegrationError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     // Set by hand so that minifiers renaming classes cannot change what users match on.
     Object.defineProperty(this, 'name', { value: new.target.errorName, enumerable: false, configurable: true, writable: true });
-    Object.defineProperty(this, BRANDS, { value: brandsOf(new.target), enumerable: false });
+    brand(this, new.target);
   }
+
+  /**
+   * On errors of `loyalty.credit`, `debit` and `redeemCoupon`: the `idempotency_key` the write was
+   * sent with (yours, or the one made for you). The write may have been processed (a dropped
+   * connection after the service acted): repeat it with this key and it is applied at most once.
+   */
+  declare readonly idempotency_key?: string;
 
   /** The class's public name, kept apart from `constructor.name` so that minified builds agree. */
   static readonly errorName: string = 'IntegrationError';
 
   /**
-   * `instanceof` across copies of the SDK: the ESM and the CommonJS builds each define their own
-   * classes (an app may load both, or two versions), so an error thrown by one must still match
-   * the same-named class of the other. Each error carries, under a registered symbol, the names of
-   * its class chain; a class matches an object whose chain names it.
+   * `instanceof` across copies of the SDK: an application may load both the ESM and the CommonJS
+   * build (an ESM app with a CommonJS dependency using the SDK), whose classes are different
+   * objects. Every error carries the registered-symbol brand of each of our classes it belongs to,
+   * and our classes recognise the brand, so an error thrown by one build is `instanceof` the
+   * same-named class of the other, subclassing included (a `RateLimitError` is an
+   * `IntegrationError`, a `ConfigurationError` is not an `ApiError`). A user's own subclass that
+   * does not declare its `errorName` keeps the ordinary prototype check.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
-    if (typeof value !== 'object' || value === null) return false;
-    const brands = (value as { [BRANDS]?: unknown })[BRANDS];
-    return Array.isArray(brands) && brands.includes((this as typeof IntegrationError).errorName);
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(this, 'errorName')) return false;
+    return (value as Record<symbol, unknown>)[brandOf((this as typeof IntegrationError).errorName)] === true;
   }
 
   /** Plain, secret-free view for `JSON.stringify` (an `Error` serialises to `{}` otherwise). */
@@ -44,6 +53,20 @@ export class IntegrationError extends Error {
       if (key !== 'cause' && value !== undefined) own[key] = value;
     }
     return own;
+  }
+}
+
+/** The registered symbol naming one of our classes: the same in every copy of the SDK. */
+function brandOf(errorName: string): symbol {
+  return Symbol.for(`integration-sdk.${errorName}`);
+}
+
+/** Marks `error` with the brand of every class of ours from `target` up to `IntegrationError`. */
+function brand(error: IntegrationError, target: Function): void {
+  for (let current: Function | null = target; current !== null && current !== Error; current = Object.getPrototypeOf(current) as Function | null) {
+    if (Object.hasOwn(current, 'errorName')) {
+      Object.defineProperty(error, brandOf((current as typeof IntegrationError).errorName), { value: true, enumerable: false });
+    }
   }
 }
 
@@ -57,19 +80,6 @@ export class IntegrationError extends Error {
  * // ConfigurationError: apiKey contains whitespace (a space or line break copied with it?)
  * ```
  */
-/** Registered (`Symbol.for`), so every copy of the SDK in one process reads the same key. */
-const BRANDS = Symbol.for('integration-sdk.error-classes');
-
-/** The `errorName`s of a class and its ancestors up to `IntegrationError`. */
-function brandsOf(errorClass: { errorName?: string }): readonly string[] {
-  const names: string[] = [];
-  for (let current: unknown = errorClass; typeof current === 'function' && current !== Error; current = Object.getPrototypeOf(current)) {
-    const name = (current as { errorName?: unknown }).errorName;
-    if (typeof name === 'string' && Object.hasOwn(current, 'errorName')) names.push(name);
-  }
-  return Object.freeze(names);
-}
-
 export class ConfigurationError extends IntegrationError {
   static override readonly errorName: string = 'ConfigurationError';
 }

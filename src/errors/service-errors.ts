@@ -1,5 +1,6 @@
-import { ApiError, type ApiErrorInit } from './api-error.ts';
 import type { Scope } from '../schemas/health.ts';
+import type { OpenEnum } from '../schemas/open-enum.ts';
+import { ApiError, type ApiErrorInit } from './api-error.ts';
 
 /** 401 `INVALID_API_KEY`: the key is missing, malformed, revoked or rotated. Not retried. */
 export class AuthenticationError extends ApiError {
@@ -14,16 +15,16 @@ export class ForbiddenStoreError extends ApiError {
 /** 403 `INSUFFICIENT_SCOPE`: the key lacks the route's scope. */
 export class InsufficientScopeError extends ApiError {
   static override readonly errorName: string = 'InsufficientScopeError';
-  /** `details.required_scope`, e.g. `catalog:write`. */
-  readonly requiredScope: Scope | undefined;
+  /** `details.required_scope`, e.g. `catalog:write` (a scope this SDK does not know yet still arrives as its string). */
+  readonly requiredScope: OpenEnum<Scope> | undefined;
   /** `details.granted_scopes`: what the key has. */
-  readonly grantedScopes: Scope[];
+  readonly grantedScopes: OpenEnum<Scope>[];
 
   constructor(init: ApiErrorInit) {
     super(init);
     const details = asRecord(init.details);
-    this.requiredScope = typeof details.required_scope === 'string' ? (details.required_scope as Scope) : undefined;
-    this.grantedScopes = Array.isArray(details.granted_scopes) ? details.granted_scopes.filter((s): s is Scope => typeof s === 'string') : [];
+    this.requiredScope = typeof details.required_scope === 'string' ? details.required_scope : undefined;
+    this.grantedScopes = Array.isArray(details.granted_scopes) ? details.granted_scopes.filter((s): s is string => typeof s === 'string') : [];
   }
 }
 

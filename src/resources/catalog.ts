@@ -1,3 +1,4 @@
+import { traceCall } from '../diagnostics.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import { BulkUpsertResponseSchema } from '../schemas/products.ts';
 import type { Requester } from '../transport/types.ts';
@@ -45,8 +46,10 @@ export class CatalogResource {
    * for (const item of result.results) if (item.status === 'error') console.warn(item.index, item.error?.message);
    * ```
    */
-  async upsertProducts(items: BulkInput<ProductItem>, options?: BulkOptions): Promise<BulkUpsertResult> {
-    return collectBulk(PRODUCTS_BULK, this.#requester, items, options);
+  upsertProducts(items: BulkInput<ProductItem>, options?: BulkOptions): Promise<BulkUpsertResult> {
+    return traceCall('catalog.upsertProducts', async () => {
+      return collectBulk(PRODUCTS_BULK, this.#requester, items, options);
+    }, (result) => ({ ...result.summary }));
   }
 
   /**

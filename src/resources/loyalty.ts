@@ -1,4 +1,6 @@
+import { traceCall } from '../diagnostics.ts';
 import type * as z from 'zod/mini';
+import { IntegrationError } from '../errors/index.ts';
 import {
   CouponRedemptionSchema,
   CouponValidationSchema,
@@ -61,8 +63,10 @@ export class LoyaltyResource {
    * console.log(program.points_per_currency);
    * ```
    */
-  async program(options?: CallOptions): Promise<LoyaltyProgram> {
-    return this.#requester.send({ method: 'GET', path: '/loyalty/program', schema: LoyaltyProgramSchema, retry: 'safe', options });
+  program(options?: CallOptions): Promise<LoyaltyProgram> {
+    return traceCall('loyalty.program', async () => {
+      return this.#requester.send({ method: 'GET', path: '/loyalty/program', schema: LoyaltyProgramSchema, retry: 'safe', options });
+    });
   }
 
   /**
@@ -73,11 +77,13 @@ export class LoyaltyResource {
    * const { points } = await client.loyalty.balance({ phone: '+55 11 91234-5678' });
    * ```
    */
-  async balance(customer: CustomerRef, options?: CallOptions): Promise<LoyaltyBalance> {
-    const checks = new InputChecks();
-    checkCustomer(checks, customer, { required: true });
-    checks.throwIfAny();
-    return this.#requester.send({ method: 'GET', path: '/loyalty/balance', query: customerQuery(customer), schema: LoyaltyBalanceSchema, retry: 'safe', options });
+  balance(customer: CustomerRef, options?: CallOptions): Promise<LoyaltyBalance> {
+    return traceCall('loyalty.balance', async () => {
+      const checks = new InputChecks();
+      checkCustomer(checks, customer, { required: true });
+      checks.throwIfAny();
+      return this.#requester.send({ method: 'GET', path: '/loyalty/balance', query: customerQuery(customer), schema: LoyaltyBalanceSchema, retry: 'safe', options });
+    });
   }
 
   /**
@@ -89,18 +95,20 @@ export class LoyaltyResource {
    * for (const entry of statement.entries) console.log(entry.type, entry.points);
    * ```
    */
-  async statement(customer: CustomerRef, options: StatementOptions = {}): Promise<LoyaltyStatement> {
-    const { limit, ...callOptions } = options;
-    const checks = new InputChecks();
-    checkCustomer(checks, customer, { required: true });
-    checks.optionalInteger('limit', limit, 1, 100).throwIfAny();
-    return this.#requester.send({
-      method: 'GET',
-      path: '/loyalty/statement',
-      query: { ...customerQuery(customer), limit },
-      schema: LoyaltyStatementSchema,
-      retry: 'safe',
-      options: callOptions,
+  statement(customer: CustomerRef, options: StatementOptions = {}): Promise<LoyaltyStatement> {
+    return traceCall('loyalty.statement', async () => {
+      const { limit, ...callOptions } = options;
+      const checks = new InputChecks();
+      checkCustomer(checks, customer, { required: true });
+      checks.optionalInteger('limit', limit, 1, 100).throwIfAny();
+      return this.#requester.send({
+        method: 'GET',
+        path: '/loyalty/statement',
+        query: { ...customerQuery(customer), limit },
+        schema: LoyaltyStatementSchema,
+        retry: 'safe',
+        options: callOptions,
+      });
     });
   }
 
@@ -113,8 +121,10 @@ export class LoyaltyResource {
    * const { entry, balance, idempotency_key } = await client.loyalty.credit({ phone, points: 50, order_id });
    * ```
    */
-  async credit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
-    return this.#points('/loyalty/points', input, options);
+  credit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
+    return traceCall('loyalty.credit', async () => {
+      return this.#points('/loyalty/points', input, options);
+    });
   }
 
   /**
@@ -125,8 +135,10 @@ export class LoyaltyResource {
    * await client.loyalty.debit({ external_id: 'CUST-1', points: 20, idempotency_key: `refund-${orderId}` });
    * ```
    */
-  async debit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
-    return this.#points('/loyalty/points/debit', input, options);
+  debit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
+    return traceCall('loyalty.debit', async () => {
+      return this.#points('/loyalty/points/debit', input, options);
+    });
   }
 
   /**
@@ -138,15 +150,17 @@ export class LoyaltyResource {
    * const { discount } = await client.loyalty.validateCoupon({ code: 'WELCOME10', phone, order_total: 120 });
    * ```
    */
-  async validateCoupon(input: ValidateCouponInput, options?: CallOptions): Promise<CouponValidation> {
-    const checks = new InputChecks().text('code', input?.code);
-    checkCustomer(checks, input, { required: false });
-    if (input?.order_total !== undefined && !(typeof input.order_total === 'number' && Number.isFinite(input.order_total) && input.order_total >= 0)) {
-      checks.add('order_total', 'must be a number ≥ 0');
-    }
-    checks.throwIfAny();
-    // A read in POST form: repeating it cannot act twice.
-    return this.#requester.send({ method: 'POST', path: '/loyalty/coupons/validate', body: input, schema: CouponValidationSchema, retry: 'safe', options });
+  validateCoupon(input: ValidateCouponInput, options?: CallOptions): Promise<CouponValidation> {
+    return traceCall('loyalty.validateCoupon', async () => {
+      const checks = new InputChecks().text('code', input?.code);
+      checkCustomer(checks, input, { required: false });
+      if (input?.order_total !== undefined && !(typeof input.order_total === 'number' && Number.isFinite(input.order_total) && input.order_total >= 0)) {
+        checks.add('order_total', 'must be a number ≥ 0');
+      }
+      checks.throwIfAny();
+      // A read in POST form: repeating it cannot act twice.
+      return this.#requester.send({ method: 'POST', path: '/loyalty/coupons/validate', body: input, schema: CouponValidationSchema, retry: 'safe', options });
+    });
   }
 
   /**
@@ -157,12 +171,14 @@ export class LoyaltyResource {
    * const { redemption, idempotency_key } = await client.loyalty.redeemCoupon({ code: 'WELCOME10', phone, store_id, order_id });
    * ```
    */
-  async redeemCoupon(input: RedeemCouponInput, options?: CallOptions): Promise<WithIdempotencyKey<CouponRedemption>> {
-    const checks = new InputChecks().text('code', input?.code).text('store_id', input?.store_id);
-    checkCustomer(checks, input, { required: true });
-    checkIdempotencyKey(checks, input?.idempotency_key);
-    checks.throwIfAny();
-    return this.#idempotentWrite('/loyalty/coupons/redeem', input, CouponRedemptionSchema, options);
+  redeemCoupon(input: RedeemCouponInput, options?: CallOptions): Promise<WithIdempotencyKey<CouponRedemption>> {
+    return traceCall('loyalty.redeemCoupon', async () => {
+      const checks = new InputChecks().text('code', input?.code).text('store_id', input?.store_id);
+      checkCustomer(checks, input, { required: true });
+      checkIdempotencyKey(checks, input?.idempotency_key);
+      checks.throwIfAny();
+      return this.#idempotentWrite('/loyalty/coupons/redeem', input, CouponRedemptionSchema, options);
+    });
   }
 
   async #points(path: string, input: PointsInput, options: CallOptions | undefined): Promise<WithIdempotencyKey<PointsResult>> {
@@ -186,6 +202,7 @@ export class LoyaltyResource {
       const result = await this.#requester.send({
         method: 'POST',
         path,
+        route: path,
         body: { ...input, idempotency_key: idempotencyKey },
         schema,
         retry: 'idempotency-key',
@@ -193,23 +210,11 @@ export class LoyaltyResource {
       });
       return { ...result, idempotency_key: idempotencyKey };
     } catch (error) {
-      // The write may have been processed (a dropped connection after the service credited): the
-      // only safe repeat sends the same key, so every error says which key was used.
-      throw withIdempotencyKey(error, idempotencyKey);
+      // The write may have been processed: the caller repeats it safely only with the same key.
+      if (error instanceof IntegrationError) Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true });
+      throw error;
     }
   }
-}
-
-/** Adds `idempotency_key` to an error thrown by a loyalty write (a frozen or primitive one is left as is). */
-function withIdempotencyKey(error: unknown, idempotencyKey: string): unknown {
-  if ((typeof error === 'object' && error !== null) || typeof error === 'function') {
-    try {
-      Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true, configurable: true, writable: true });
-    } catch {
-      // not extensible: nothing to add it to
-    }
-  }
-  return error;
 }
 
 /** Exactly one of `phone` / `external_id` (at most one when not `required`). */

@@ -1,3 +1,4 @@
+import { traceCall } from '../diagnostics.ts';
 import { ApiError } from '../errors/index.ts';
 import { OrderSchema, type Order } from '../schemas/index.ts';
 import { InputChecks, segment } from '../transport/input-checks.ts';
@@ -24,9 +25,11 @@ export class OrdersResource {
    * console.log(order.display_number, order.status, order.totals.total);
    * ```
    */
-  async get(orderId: string, options?: CallOptions): Promise<Order> {
-    new InputChecks().text('orderId', orderId).throwIfAny();
-    return this.#requester.send({ method: 'GET', path: `/orders/${segment(orderId)}`, schema: OrderSchema, retry: 'safe', options });
+  get(orderId: string, options?: CallOptions): Promise<Order> {
+    return traceCall('orders.get', async () => {
+      new InputChecks().text('orderId', orderId).throwIfAny();
+      return this.#requester.send({ method: 'GET', path: `/orders/${segment(orderId, 'orderId')}`, route: '/orders/{id}', schema: OrderSchema, retry: 'safe', options });
+    });
   }
 
   /**
@@ -39,14 +42,16 @@ export class OrdersResource {
    * if (order === null) console.log('not received yet');
    * ```
    */
-  async findByExternalId(externalOrderId: string, options?: CallOptions): Promise<Order | null> {
-    new InputChecks().text('externalOrderId', externalOrderId).throwIfAny();
-    try {
-      return await this.#requester.send({ method: 'GET', path: '/orders', query: { external_order_id: externalOrderId }, schema: OrderSchema, retry: 'safe', options });
-    } catch (error) {
-      // Only the service's own NOT_FOUND: a proxy's 404 page (a wrong baseUrl) must not read as "no order".
-      if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND') return null;
-      throw error;
-    }
+  findByExternalId(externalOrderId: string, options?: CallOptions): Promise<Order | null> {
+    return traceCall('orders.findByExternalId', async () => {
+      new InputChecks().text('externalOrderId', externalOrderId).throwIfAny();
+      try {
+        return await this.#requester.send({ method: 'GET', path: '/orders', query: { external_order_id: externalOrderId }, schema: OrderSchema, retry: 'safe', options });
+      } catch (error) {
+        // Only the service's own NOT_FOUND: a proxy's 404 page (a wrong baseUrl) must not read as "no order".
+        if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND') return null;
+        throw error;
+      }
+    });
   }
 }

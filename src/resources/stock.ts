@@ -1,3 +1,4 @@
+import { traceCall } from '../diagnostics.ts';
 import type { StockItem, StockItemResult } from '../schemas/stock.ts';
 import { StockResponseSchema } from '../schemas/stock.ts';
 import type { Requester } from '../transport/types.ts';
@@ -45,7 +46,9 @@ export class StockResource {
    * console.log(result.summary.updated, 'updated,', result.summary.errors, 'errors');
    * ```
    */
-  async set(items: BulkInput<StockItem>, options?: StockOptions): Promise<StockResult> {
-    return collectBulk(STOCK_PATCH, this.#requester, items, options);
+  set(items: BulkInput<StockItem>, options?: StockOptions): Promise<StockResult> {
+    return traceCall('stock.set', async () => {
+      return collectBulk(STOCK_PATCH, this.#requester, items, options);
+    }, (result) => ({ ...result.summary }));
   }
 }

@@ -1,4 +1,5 @@
-import { ApiError, type IntegrationError } from '../errors/index.ts';
+import { traceCall } from '../diagnostics.ts';
+import { ApiError, ConnectionError, IntegrationError } from '../errors/index.ts';
 import {
   CreatedWebhookSchema,
   WebhookDeliveryListSchema,
@@ -11,6 +12,7 @@ import {
   type WebhookTestResult,
 } from '../schemas/index.ts';
 import { InputChecks, segment } from '../transport/input-checks.ts';
+import { neverReachedService } from '../transport/retry-policy.ts';
 import type { CallOptions, Requester } from '../transport/types.ts';
 
 /** Body of `webhooks.create`. */
@@ -48,17 +50,61 @@ export class WebhooksResource {
    * repeated unless the service certainly did not receive it (refused connection, 429, 503), so a
    * failure cannot register the endpoint twice.
    *
+   * Leaves no orphan: when the create fails in a way where the service may have registered the
+   * endpoint anyway (500, 502, 504, a reset connection, a time-out after sending), nobody received
+   * its secret, and it would hold one of the key's 5 endpoints for nothing. So the SDK lists the
+   * endpoints before the create, and after such a failure lists them again and deletes every one
+   * with the same URL and events that was not there before; then it throws the original error,
+   * and calling `create` again is safe. If that clean-up itself fails, the original error is
+   * thrown all the same (check `list()`).
+   *
+   * One race this cannot exclude: another process registering the same URL with the same events
+   * with the same key at that very moment; its endpoint would be taken for ours and deleted. Do not
+   * register one URL from several processes at once.
+   *
    * @example
    * ```ts
    * const endpoint = await client.webhooks.create({ url: 'https://erp.example.com/hooks', events: ['order.created', 'order.status_changed'] });
    * await secrets.put('webhook-secret', endpoint.secret);
    * ```
    */
-  async create(input: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook> {
-    const checks = new InputChecks().text('url', input?.url);
-    if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
-    checks.throwIfAny();
-    return this.#requester.send({ method: 'POST', path: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+  create(input: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook> {
+    return traceCall('webhooks.create', async () => {
+      const checks = new InputChecks().text('url', input?.url);
+      if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
+      checks.throwIfAny();
+      const before = await this.#endpointIds(options);
+      try {
+        return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+      } catch (error) {
+        if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) await this.#removeOrphans(input, before, options).catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * The ids of the endpoints there before a create. A key refused the list (401, 403) is refused
+   * the create too: the create then goes ahead, so that the error thrown is the create's own.
+   */
+  async #endpointIds(options: CallOptions | undefined): Promise<Set<string> | undefined> {
+    try {
+      return new Set((await this.list(options)).map((endpoint) => endpoint.id));
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes the endpoints like `input` that were not in `before`: the ones a failed create may have made. */
+  async #removeOrphans(input: CreateWebhookInput, before: ReadonlySet<string>, options: CallOptions | undefined): Promise<void> {
+    // Not the caller's signal or deadline: they may be what ended the create, and the clean-up must still run.
+    const cleanup: CallOptions = options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+    const events = [...new Set(input.events)].sort().join(',');
+    for (const endpoint of await this.list(cleanup)) {
+      if (before.has(endpoint.id) || endpoint.url !== input.url || [...new Set(endpoint.events)].sort().join(',') !== events) continue;
+      await this.delete(endpoint.id, cleanup);
+    }
   }
 
   /**
@@ -69,9 +115,11 @@ export class WebhooksResource {
    * for (const endpoint of await client.webhooks.list()) console.log(endpoint.url, endpoint.consecutive_failures);
    * ```
    */
-  async list(options?: CallOptions): Promise<WebhookEndpoint[]> {
-    const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
-    return page.data;
+  list(options?: CallOptions): Promise<WebhookEndpoint[]> {
+    return traceCall('webhooks.list', async () => {
+      const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
+      return page.data;
+    });
   }
 
   /**
@@ -83,9 +131,11 @@ export class WebhooksResource {
    * await client.webhooks.delete(endpoint.id);
    * ```
    */
-  async delete(webhookId: string, options?: CallOptions): Promise<void> {
-    new InputChecks().text('webhookId', webhookId).throwIfAny();
-    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId)}`, retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+  delete(webhookId: string, options?: CallOptions): Promise<void> {
+    return traceCall('webhooks.delete', async () => {
+      new InputChecks().text('webhookId', webhookId).throwIfAny();
+      await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, route: '/webhooks/{id}', retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
+    });
   }
 
   /**
@@ -97,18 +147,21 @@ export class WebhooksResource {
    * console.log(last?.status, last?.response_status, last?.last_error);
    * ```
    */
-  async deliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
-    const { limit, ...callOptions } = options;
-    new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
-    const page = await this.#requester.send({
-      method: 'GET',
-      path: `/webhooks/${segment(webhookId)}/deliveries`,
-      query: { limit },
-      schema: WebhookDeliveryListSchema,
-      retry: 'safe',
-      options: callOptions,
+  deliveries(webhookId: string, options: DeliveriesOptions = {}): Promise<WebhookDelivery[]> {
+    return traceCall('webhooks.deliveries', async () => {
+      const { limit, ...callOptions } = options;
+      new InputChecks().text('webhookId', webhookId).optionalInteger('limit', limit, 1, 100).throwIfAny();
+      const page = await this.#requester.send({
+        method: 'GET',
+        path: `/webhooks/${segment(webhookId, 'webhookId')}/deliveries`,
+        route: '/webhooks/{id}/deliveries',
+        query: { limit },
+        schema: WebhookDeliveryListSchema,
+        retry: 'safe',
+        options: callOptions,
+      });
+      return page.data;
     });
-    return page.data;
   }
 
   /**
@@ -120,10 +173,18 @@ export class WebhooksResource {
    * const { delivery_id } = await client.webhooks.test(endpoint.id);
    * ```
    */
-  async test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
-    new InputChecks().text('webhookId', webhookId).throwIfAny();
-    return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId)}/test`, schema: WebhookTestResultSchema, retry: 'unsafe', options });
+  test(webhookId: string, options?: CallOptions): Promise<WebhookTestResult> {
+    return traceCall('webhooks.test', async () => {
+      new InputChecks().text('webhookId', webhookId).throwIfAny();
+      return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId, 'webhookId')}/test`, route: '/webhooks/{id}/test', schema: WebhookTestResultSchema, retry: 'unsafe', options });
+    });
   }
+}
+
+/** Whether a failed create may still have registered the endpoint (the service may have acted). */
+function mayHaveActed(error: IntegrationError): boolean {
+  if (error instanceof ApiError) return error.status === 500 || error.status === 502 || error.status === 504;
+  return error instanceof ConnectionError && !neverReachedService(error);
 }
 
 function isNotFound(error: IntegrationError): boolean {

@@ -8,8 +8,6 @@ export interface Answer {
   /** The body text, already read; parsed here and never kept. */
   text: string;
   retryAfterMs: number | undefined;
-  /** The body was larger than the transport reads (`text` is then empty). */
-  tooLarge?: boolean;
 }
 
 /**
@@ -17,45 +15,30 @@ export interface Answer {
  * HTML 502 from a proxy, an empty 503) still gets the class of its status family, with the code
  * `HTTP_<status>`.
  */
-export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, apiKey: string): ApiError {
-  const envelope = z.safeParse(ErrorEnvelopeSchema, parseJson(answer.text));
+export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, secrets: readonly string[]): ApiError {
+  // A server (or a proxy) may echo the key in a message, a detail or a header: it is cut out of
+  // every string before any of them reaches the error.
+  const envelope = z.safeParse(ErrorEnvelopeSchema, parseJson(scrub(answer.text, secrets)));
   const error = envelope.success
     ? envelope.data.error
     : { code: `HTTP_${answer.status}`, message: `the service answered ${answer.status} without an error envelope (a proxy or a wrong baseUrl?)`, details: undefined };
-  // A server (or a proxy) may echo the key: in a message, `WWW-Authenticate`, a `Location`.
-  const scrub = scrubber(apiKey);
   return createApiError({
     status: answer.status,
-    code: scrub(error.code),
-    message: scrub(error.message),
-    details: scrubDeep(error.details, scrub),
+    code: error.code,
+    message: error.message,
+    details: error.details,
     requestMethod: request.method,
     requestPath: request.path,
-    headers: Object.fromEntries([...answer.headers].map(([name, value]) => [name, scrub(value)])),
+    headers: Object.fromEntries([...answer.headers].map(([name, value]) => [name, scrub(value, secrets)])),
     retryAfterMs: answer.retryAfterMs,
   });
 }
 
-/** Replaces the key, its secret part, and their URL-encoded forms with `[redacted]`. */
-function scrubber(apiKey: string): (text: string) => string {
-  const secret = apiKey.split('_').slice(2).join('_');
-  const needles = [...new Set([apiKey, encodeURIComponent(apiKey), secret, encodeURIComponent(secret)])]
-    .filter((needle) => needle.length >= 8)
-    .sort((a, b) => b.length - a.length);
-  return (text) => {
-    let clean = text;
-    for (const needle of needles) if (clean.includes(needle)) clean = clean.split(needle).join('[redacted]');
-    return clean;
-  };
-}
-
-function scrubDeep(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
-  if (typeof value === 'string') return scrub(value);
-  if (typeof value !== 'object' || value === null || depth > 20) return value;
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[scrub(key)] = scrubDeep(item, scrub, depth + 1);
-  return copy;
+/** `text` with every secret replaced by `[redacted]` (JSON-safe: the secrets hold no quote or backslash). */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) if (secret !== '' && clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
+  return clean;
 }
 
 function parseJson(text: string): unknown {

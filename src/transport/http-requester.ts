@@ -19,11 +19,10 @@ import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
 import { sanitizeCause } from './sanitize-cause.ts';
 import type { RequestSpec, Requester } from './types.ts';
+import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
+import { checkPathSegments } from './input-checks.ts';
 
 export const API_PREFIX = '/integration/v1';
-
-/** Largest answer read, in bytes: a bulk answer of 500 results is well under 1 MB. */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** A 429 without `Retry-After` (the service always sends one): the service's own minimum. */
 const DEFAULT_RATE_LIMIT_PAUSE_MS = 1_000;
@@ -52,32 +51,37 @@ export interface TransportSettings {
  */
 export class HttpRequester implements Requester {
   readonly #settings: TransportSettings;
-  /** The one HTTP client: prefix, headers and key; retries, deadlines and errors stay ours (below). */
-  readonly #http: KyInstance;
-  /** The base URL's path (`/integration/v1`, or under a proxy's prefix): ky prepends it. */
+  /** The one ky instance every attempt goes through; it holds the key in its headers, privately. */
+  readonly #ky: KyInstance;
+  /** When the pause of the last 429 this client met ends (clock time). */
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+
+  /** What no error may carry: the key, and its secret part alone (a server may echo either). */
+  readonly #secrets: readonly string[];
+
+  /** Diagnostics: `server.address` (host and port), and the path of `/integration/v1` under it. */
+  readonly #serverAddress: string;
   readonly #prefixPath: string;
-  /** Until when a 429 paused every call of this client (the limiter holds them back). */
-  #pausedUntil = 0;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
-    this.#prefixPath = new URL(settings.baseUrl).pathname.replace(/\/+$/, '');
+    const base = new URL(settings.baseUrl);
+    this.#serverAddress = base.host;
+    this.#prefixPath = base.pathname;
+    const secretPart = /^service_[^_]+_(.{8,})$/.exec(settings.apiKey)?.[1];
+    this.#secrets = secretPart === undefined ? [settings.apiKey] : [settings.apiKey, secretPart];
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-    this.#http = ky.create({
+    this.#ky = ky.create({
       prefix: settings.baseUrl,
       headers: { 'X-API-Key': settings.apiKey, Accept: 'application/json', 'User-Agent': `integration-sdk/${VERSION}${node ? ` node/${node}` : ''}` },
-      // p-retry owns retries (with the key-wide 429 pause and the retry modes); the per-attempt
-      // deadline below covers the body read, which ky's `timeout` does not.
       retry: 0,
-      timeout: false,
-      // Non-2xx answers are mapped from the service's error envelope by errorFromAnswer.
       throwHttpErrors: false,
+      // Our deadline covers the whole exchange, the body read included; ky's would not.
+      timeout: false,
       // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx is
       // returned as it is and becomes ApiError `HTTP_3xx`.
       redirect: 'manual',
-      // The configured fetch, else `globalThis.fetch` looked up now, so that msw or a spy installed
-      // after the client was built still takes effect.
-      fetch: (input, init) => (settings.fetch ?? globalThis.fetch)(input, init),
+      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
     });
   }
 
@@ -86,30 +90,23 @@ export class HttpRequester implements Requester {
     const url = this.#buildUrl(spec);
     // Errors and logs name the path without its query: queries can carry a customer's phone.
     const request = { method: spec.method, path: url.pathname };
+    const route = spec.route ?? url.pathname.slice(this.#prefixPath.length);
     const budget = new Budget(call.totalTimeoutMs);
     // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
     // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
     const body = serializeBody(spec.body);
-    // A call that cannot outlive the pause a 429 set fails now, not when its deadline is long past.
-    const pauseLeft = this.#pausedUntil - this.#settings.clock.now();
-    if (pauseLeft > 0 && pauseLeft >= call.totalTimeoutMs) {
-      throw new RateLimitError({
-        status: 429,
-        code: 'RATE_LIMITED',
-        message: `every call of this client is paused by a 429 for another ${Math.ceil(pauseLeft)} ms, past this call's totalTimeoutMs (${call.totalTimeoutMs} ms); nothing was sent`,
-        requestMethod: request.method,
-        requestPath: request.path,
-        headers: {},
-        retryAfterMs: Math.ceil(pauseLeft),
-      });
-    }
+    this.#throwIfPausedPastDeadline(call, request);
 
     return pRetry(
       async (attemptNumber) => {
         // Time queued behind our own limiter is not the service's fault: it is not in the budget.
+        const queuedAt = this.#settings.clock.now();
         const attemptFinished = await this.#settings.limiter.acquire(call.signal);
+        const rateLimitWaitMs = this.#settings.clock.now() - queuedAt;
         try {
-          return await this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished);
+          return await traceAttempt({ method: spec.method, route, serverAddress: this.#serverAddress, attempt: attemptNumber, rateLimitWaitMs }, (traced) =>
+            this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished, traced),
+          );
         } catch (error) {
           if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
@@ -150,6 +147,7 @@ export class HttpRequester implements Requester {
     call: ResolvedCallOptions,
     budget: Budget,
     attemptFinished: AttemptFinished | void,
+    traced: AttemptContext | undefined,
   ): Promise<T> {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
@@ -170,7 +168,10 @@ export class HttpRequester implements Requester {
       answer = await this.#exchange(spec, url, body, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const cause = sanitizeCause(error, [this.#settings.apiKey]);
+      if (error instanceof ResponseTooLarge) {
+        throw new ResponseValidationError({ issues: [{ path: '', message: `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB: not read` }], status: error.status, requestMethod: request.method, requestPath: request.path });
+      }
+      const cause = sanitizeCause(error, this.#secrets);
       const failure = deadline.signal.aborted
         ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs), { cause })
         : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, { cause });
@@ -183,12 +184,10 @@ export class HttpRequester implements Requester {
       if (onUserAbort !== undefined) userSignal!.removeEventListener('abort', onUserAbort);
       budget.spend(clock.now() - startedAt);
     }
+    if (traced !== undefined) traced.status = answer.status;
     if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
-    if (answer.tooLarge) {
-      throw new ResponseValidationError({ issues: [{ path: '', message: `the answer is larger than ${MAX_RESPONSE_BYTES} bytes: not read` }], status: answer.status, requestMethod: request.method, requestPath: request.path });
-    }
-    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#settings.apiKey);
+    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#secrets);
     if (spec.schema === undefined) return undefined as T;
     const parsed = parseBody(answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
@@ -197,17 +196,21 @@ export class HttpRequester implements Requester {
   }
 
   /**
-   * The HTTP exchange itself, through ky: one request, then the body read in full. Retries,
-   * deadlines, redirects and errors are the caller's.
+   * The HTTP exchange itself: one call through the client's ky instance (which holds the prefix,
+   * the headers and the user's `fetch`; without one, ky looks `globalThis.fetch` up per request, so
+   * msw or a spy installed after the client was built still takes effect), then the body read in
+   * full. Retries, deadlines, redirects and errors are ours: ky is told not to retry, not to time
+   * out (its timeout does not cover the body read) and not to throw on a status.
    *
    * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
   #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
-    const input = url.pathname.slice(this.#prefixPath.length + 1) + url.search;
-    const pending =
-      body === undefined
-        ? this.#http(input, { method: spec.method, signal })
-        : this.#http(input, { method: spec.method, body, headers: { 'Content-Type': 'application/json' }, signal });
+    const input = url.href.slice(this.#settings.baseUrl.length + 1);
+    const pending = this.#ky(input, {
+      method: spec.method,
+      signal,
+      ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }),
+    });
     // One race for the whole exchange, answer and body: a custom fetch may ignore the signal, and
     // the deadline must hold anyway.
     return raceAbort(readAnswer(pending, signal, this.#settings.clock), signal);
@@ -218,20 +221,38 @@ export class HttpRequester implements Requester {
     if (!path.startsWith('/')) path = `/${path}`;
     checkPathSegments(path);
     const url = new URL(this.#settings.baseUrl + path);
-    // However the path was spelled, the request stays under /integration/v1: the key goes nowhere else.
-    if (!url.pathname.startsWith(`${this.#prefixPath}/`)) throw new InvalidInputError([{ path: 'path', message: `must stay under ${API_PREFIX}` }]);
     if (spec.query !== undefined) {
       for (const name in spec.query) {
         if (!Object.hasOwn(spec.query, name)) continue;
         const value: unknown = spec.query[name];
         if (value === undefined) continue;
-        if (typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
-          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
+        // String() of an object or a function is never what the caller meant to send.
+        if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint') {
+          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a number or a boolean' }]);
         }
         url.searchParams.append(name, String(value));
       }
     }
+    // Belt and braces: whatever the path, the request stays under the API prefix of baseUrl.
+    if (!url.href.startsWith(`${this.#settings.baseUrl}/`)) throw new InvalidInputError([{ path: 'path', message: 'must stay under /integration/v1' }]);
     return url;
+  }
+
+  /**
+   * A call whose whole budget ends before the client's 429 pause does could only wait and fail:
+   * it throws `RateLimitError` at once, with the pause left as `retryAfterMs`.
+   */
+  #throwIfPausedPastDeadline(call: ResolvedCallOptions, request: { method: string; path: string }): void {
+    const pauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
+    if (pauseLeftMs <= 0 || pauseLeftMs < call.totalTimeoutMs) return;
+    throw new RateLimitError({
+      status: 429,
+      code: 'RATE_LIMITED',
+      message: `this client is paused for ${Math.ceil(pauseLeftMs)} ms after a 429, longer than the call's totalTimeoutMs (${call.totalTimeoutMs} ms); not sent`,
+      requestMethod: request.method,
+      requestPath: request.path,
+      retryAfterMs: Math.ceil(pauseLeftMs),
+    });
   }
 
   #retryAfterTooLong(error: RateLimitError): boolean {
@@ -278,55 +299,55 @@ class Budget {
 }
 
 /**
- * Waits for the answer and reads its body in full. An answer that comes after `signal` aborted (a
- * fetch that ignores the signal), or whose body fails, has its body cancelled, freeing the
- * connection. `Retry-After` is read only from a non-2xx answer: nothing else uses it.
+ * The largest answer read: a bulk answer of 500 results is well under 1 MB, and anything past
+ * this is not an answer of the service (a proxy's page, a misrouted download) worth holding in memory.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** An answer larger than `MAX_RESPONSE_BYTES`: read no further. */
+export class ResponseTooLarge extends Error {
+  readonly status: number;
+
+  constructor(status: number) {
+    super('response too large');
+    this.status = status;
+  }
+}
+
+/**
+ * Waits for the answer and reads its body in full, up to `MAX_RESPONSE_BYTES`. An answer that comes
+ * after `signal` aborted (a fetch that ignores the signal), whose body fails or is too large, has
+ * its body cancelled, freeing the connection. `Retry-After` is read only from a non-2xx answer:
+ * nothing else uses it.
  */
 async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock: Clock): Promise<Answer> {
   const response = await pending;
   try {
     signal.throwIfAborted();
-    const { status } = response;
     const text = await readText(response);
+    const { status } = response;
     const retryAfterMs = status >= 200 && status <= 299 ? undefined : parseRetryAfter(response.headers.get('retry-after'), clock.now());
-    return { status, headers: response.headers, text: text ?? '', retryAfterMs, tooLarge: text === undefined };
+    return { status, headers: response.headers, text, retryAfterMs };
   } catch (error) {
     response.body?.cancel().catch(() => {});
     throw error;
   }
 }
 
-/** The body as text, or `undefined` (and the rest cancelled) past `MAX_RESPONSE_BYTES`. */
-async function readText(response: Response): Promise<string | undefined> {
+async function readText(response: Response): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
-  if (declared > MAX_RESPONSE_BYTES) {
-    await response.body?.cancel();
-    return undefined;
-  }
+  if (declared > MAX_RESPONSE_BYTES) throw new ResponseTooLarge(response.status);
   if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) throw new ResponseTooLarge(response.status);
+    text += decoder.decode(chunk, { stream: true });
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return utf8.decode(bytes);
+  return text + decoder.decode();
 }
-
-const utf8 = new TextDecoder();
 
 function rateLimitWait(error: RateLimitError): number {
   return error.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS;
@@ -354,21 +375,6 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; is
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false, issues: [{ path: '', message: 'the body is not JSON' }] };
-  }
-}
-
-/** Path segments that are empty, `.` or `..` (encoded or not), or hold a backslash, would move the request off its route. */
-function checkPathSegments(path: string): void {
-  for (const raw of path.slice(1).split('/')) {
-    let decoded = raw;
-    try {
-      decoded = decodeURIComponent(raw);
-    } catch {
-      // a malformed escape is sent as it is, and the service answers 404
-    }
-    if (decoded === '' || decoded === '.' || decoded === '..' || raw.includes('\\')) {
-      throw new InvalidInputError([{ path: 'path', message: 'has a path segment that is empty, "." or ".." (an id must name one resource)' }]);
-    }
   }
 }
 

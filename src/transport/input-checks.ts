@@ -28,7 +28,25 @@ export class InputChecks {
   }
 }
 
-/** Path segment for an id: an id with `/` or `?` must not change the route. */
-export function segment(id: string): string {
+/**
+ * Path segment for an id: an id with `/` or `?` must not change the route, and `.` or `..` (which
+ * URL resolution would apply, e.g. `orders.get('..')` becoming `GET /integration/v1/`) is refused.
+ */
+export function segment(id: string, name: string): string {
+  if (id === '.' || id === '..') throw new InvalidInputError([{ path: name, message: 'must not be "." or ".."' }]);
   return encodeURIComponent(id);
+}
+
+/** `.` and `..`, also percent-encoded (`%2e`, `.%2E`...): URL parsers resolve them all. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * Refuses a path that could leave `/integration/v1` once resolved: an empty, `.` or `..` segment
+ * (encoded or not), or a backslash (which URL parsers read as `/`).
+ */
+export function checkPathSegments(path: string): void {
+  const segments = path.split('/').slice(1);
+  if (path.includes('\\') || segments.some((part) => part === '' || DOT_SEGMENT.test(part))) {
+    throw new InvalidInputError([{ path: 'path', message: 'must not have empty, "." or ".." segments (encoded or not), nor a backslash: it could leave /integration/v1' }]);
+  }
 }

@@ -4,8 +4,9 @@ import type { ResponseIssue } from '../errors/index.ts';
 type Validated<T> = { ok: true; value: T } | { ok: false; issues: ResponseIssue[] };
 
 /**
- * Validates a parsed 2xx body with zod's `safeParse` (tolerant schemas: unknown fields kept, unknown
- * enum values accepted). Issues name paths and expected types, never the values received.
+ * Validates a parsed 2xx body with zod's `safeParse` (the schemas are tolerant: unknown fields
+ * kept, unknown enum values accepted). Issues name paths and expected types, never the values
+ * received.
  */
 export function validateResponse<T>(schema: z.ZodMiniType<T>, value: unknown): Validated<T> {
   // `reportInput` only to tell a missing field from a wrong one; the value never leaves this function.

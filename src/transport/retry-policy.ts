@@ -37,7 +37,7 @@ export function isRetryable(error: IntegrationError, mode: RetryMode): boolean {
   switch (error.status) {
     case 429:
     case 500:
-    case 502: // a proxy in front of the service failed: as transient as a 500
+    case 502: // a gateway in front of the service: its failure, or the service's
     case 504:
       return true;
     case 503:

@@ -54,11 +54,14 @@ export interface CallOptions {
 /**
  * How a request may be repeated when an attempt fails:
  * - `safe`: repeating it cannot act twice (GET, DELETE, absolute writes such as PATCH /stock and
- *   the bulk upsert). Retried on connection failures, time-outs, 500, 502, 503 (not FEATURE_DISABLED), 504, 429.
+ *   the bulk upsert). Retried on connection failures, time-outs, 500, 502 and 504 (a gateway in
+ *   front of the service), 503 (not FEATURE_DISABLED), 429.
  * - `idempotency-key`: the body carries an `idempotency_key` the service deduplicates on. As `safe`,
  *   plus 409 `CONFLICT`.
  * - `unsafe`: could act twice (POST /webhooks, POST /webhooks/{id}/test). Retried only when the
- *   request cannot have been processed: connection refused before sending, 429, 503.
+ *   request cannot have been processed: connection refused before sending, 429, 503. Not on 500,
+ *   502, 504, a reset or a time-out: the service may have acted (for `webhooks.create` the SDK
+ *   then removes what it may have created, see `WebhooksResource.create`).
  */
 export type RetryMode = 'safe' | 'idempotency-key' | 'unsafe';
 
@@ -70,6 +73,12 @@ export interface RequestSpec<T> {
   method: HttpMethod;
   /** Relative to `/integration/v1`, e.g. `/products/bulk`. */
   path: string;
+  /**
+   * The route template of `path`, e.g. `/orders/{id}`: what diagnostics publish (never the ids).
+   * Required when `path` holds an id; absent, `path` itself is published (a fixed path such as
+   * `/products/bulk`). `client.request` publishes `/{path}`.
+   */
+  route?: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   /** Validates a 2xx body (tolerant schemas). Absent: the body is not read as a result (`undefined`). */

@@ -23,73 +23,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('spec part 7 codes → classes and fields', () => {
-  const table: [number, string, string, unknown?][] = [
-    [401, 'INVALID_API_KEY', 'AuthenticationError'],
-    [403, 'INSUFFICIENT_SCOPE', 'InsufficientScopeError', { required_scope: 'catalog:write', granted_scopes: ['orders:read'] }],
-    [403, 'FORBIDDEN_STORE', 'ForbiddenStoreError'],
-    [400, 'VALIDATION_ERROR', 'ValidationError', [{ path: 'items[0].price', message: 'must be a number' }]],
-    [404, 'NOT_FOUND', 'NotFoundError'],
-    [404, 'CUSTOMER_NOT_FOUND', 'CustomerNotFoundError'],
-    [404, 'NO_PROGRAM', 'NoProgramError'],
-    [422, 'INSUFFICIENT_BALANCE', 'InsufficientBalanceError'],
-    [404, 'COUPON_INVALID', 'CouponInvalidError'],
-    [422, 'COUPON_INVALID', 'CouponInvalidError'],
-    [400, 'SSRF_BLOCKED', 'SsrfBlockedError'],
-    [409, 'WEBHOOK_LIMIT_REACHED', 'WebhookLimitReachedError'],
-    [409, 'CONFLICT', 'ConflictError'],
-    [429, 'RATE_LIMITED', 'RateLimitError'],
-    [500, 'INTERNAL', 'InternalServerError'],
-    [503, 'FEATURE_DISABLED', 'FeatureDisabledError'],
-    [503, 'AUTH_UNAVAILABLE', 'AuthUnavailableError'],
-    [503, 'POINTS_UNAVAILABLE', 'ServiceUnavailableError'],
-    [503, 'COUPON_UNAVAILABLE', 'ServiceUnavailableError'],
-    [422, 'UNMAPPED_ITEMS', 'UnmappedItemsError', { external_ids: ['SKU-9'] }],
-  ];
-
-  it.each(table)('%i %s → %s', async (status, code, className, details) => {
-    const { client } = make(fail(status, code, details, status === 429 ? { 'Retry-After': '2' } : {}), { maxRetries: 0 });
-    const { error } = await settle(client.request({ method: 'GET', path: '/loyalty/balance', query: { phone: '11912345678' } }));
-    const Class = (sdk as any)[className];
-    expect(error).toBeInstanceOf(Class);
-    expect(error).toBeInstanceOf(sdk.ApiError);
-    expect(error).toBeInstanceOf(sdk.IntegrationError);
-    expect(error.name).toBe(className);
-    expect(error).toMatchObject({ status, code, requestMethod: 'GET' });
-    expect(error.requestPath).toContain('/loyalty/balance');
-    expect(error.requestPath).not.toContain('11912345678');
-    expect(error.message).not.toContain('11912345678');
-    expect(error.details).toEqual(details);
-    expect(error.headers['content-type']).toContain('application/json');
-    if (code === 'INSUFFICIENT_SCOPE') expect(error).toMatchObject({ requiredScope: 'catalog:write', grantedScopes: ['orders:read'] });
-    if (code === 'VALIDATION_ERROR') expect(error.issues).toEqual([{ path: 'items[0].price', message: 'must be a number' }]);
-    if (code === 'RATE_LIMITED') expect(error.retryAfterMs).toBe(2000);
-    if (code === 'UNMAPPED_ITEMS') expect(error.externalIds).toEqual(['SKU-9']);
-    expect(JSON.stringify(error)).not.toContain(KEY_SECRET);
-    expect(inspect(error)).not.toContain(KEY_SECRET);
-  });
-
-  it('UNMAPPED_ITEMS with details as a plain list', async () => {
-    const { client } = make(fail(422, 'UNMAPPED_ITEMS', ['A', 'B']));
-    const { error } = await settle(client.health());
-    expect(error.externalIds).toEqual(['A', 'B']);
-  });
-
-  it('an unknown code is still an ApiError with that code', async () => {
-    for (const status of [400, 409, 418, 422, 404, 503]) {
-      const { client } = make(fail(status, 'BRAND_NEW_CODE'), { maxRetries: 0 });
-      const { error } = await settle(client.health());
-      expect(error).toBeInstanceOf(sdk.ApiError);
-      expect(error).toMatchObject({ status, code: 'BRAND_NEW_CODE' });
-    }
-  });
-
-  it('details absent stays undefined', async () => {
-    const { client } = make(fail(404, 'NOT_FOUND'));
-    const { error } = await settle(client.orders.get('x'));
-    expect(error.details).toBeUndefined();
-  });
-});
+// Codes → classes and their fields are tested once, in test/errors/mapping.test.ts.
 
 describe('retry matrix', () => {
   const attempts = async (answer: Answer, run: (c: IntegrationClient) => Promise<unknown>, options: Partial<sdk.IntegrationClientOptions> = {}) => {
@@ -128,16 +62,6 @@ describe('retry matrix', () => {
     const { value, count } = await attempts(sequence(fail(503, 'AUTH_UNAVAILABLE'), fail(500, 'INTERNAL'), ok(HEALTH)), (c) => c.health());
     expect(value).toEqual(HEALTH);
     expect(count).toBe(3);
-  });
-
-  it('webhooks.create: not repeated after 500 or a reset, repeated after 429, 503, refused', async () => {
-    const create = (c: IntegrationClient) => c.webhooks.create({ url: CREATED_WEBHOOK.url, events: ['order.created'] });
-    expect((await attempts(fail(500, 'INTERNAL'), create)).count).toBe(1);
-    expect((await attempts(reset, create)).count).toBe(1);
-    expect((await attempts(sequence(fail(429, 'RATE_LIMITED', undefined, { 'Retry-After': '1' }), ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(sequence(fail(503, 'AUTH_UNAVAILABLE'), ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(sequence(refused, ok(CREATED_WEBHOOK, 201)), create)).count).toBe(2);
-    expect((await attempts(fail(503, 'FEATURE_DISABLED'), create)).count).toBe(1);
   });
 
   it('webhooks.test: not repeated after 500', async () => {

@@ -141,6 +141,7 @@ describe('headers (through msw and the global fetch)', () => {
     let headers: Headers | undefined;
     let body: unknown;
     server.use(
+      http.get(`${API}/webhooks`, () => HttpResponse.json({ data: [] })),
       http.post(`${API}/webhooks`, async ({ request }) => {
         headers = request.headers;
         body = await request.json();
@@ -200,19 +201,20 @@ describe('routes', () => {
       return new Response(null, { status: 500 });
     });
     expect(await c.webhooks.create({ url: CREATED_WEBHOOK.url, events: ['order.created', 'order.status_changed'] })).toEqual(CREATED_WEBHOOK);
-    expect(calls[0]!.body).toEqual({ url: CREATED_WEBHOOK.url, events: ['order.created', 'order.status_changed'] });
+    expect(calls[0]).toMatchObject({ method: 'GET' }); // the endpoints already there, to recognise an orphan
+    expect(calls[1]!.body).toEqual({ url: CREATED_WEBHOOK.url, events: ['order.created', 'order.status_changed'] });
     expect(await c.webhooks.list()).toEqual([endpoint]);
     await expect(c.webhooks.delete(endpoint.id)).resolves.toBeUndefined();
-    expect(calls[2]).toMatchObject({ method: 'DELETE' });
-    expect(calls[2]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}`);
+    expect(calls[3]).toMatchObject({ method: 'DELETE' });
+    expect(calls[3]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}`);
     expect(await c.webhooks.deliveries(endpoint.id, { limit: 5 })).toEqual([delivery]);
-    expect(calls[3]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}/deliveries`);
-    expect(calls[3]!.url.searchParams.get('limit')).toBe('5');
+    expect(calls[4]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}/deliveries`);
+    expect(calls[4]!.url.searchParams.get('limit')).toBe('5');
     await c.webhooks.deliveries(endpoint.id);
-    expect(calls[4]!.url.searchParams.has('limit')).toBe(false);
+    expect(calls[5]!.url.searchParams.has('limit')).toBe(false);
     expect(await c.webhooks.test(endpoint.id)).toEqual({ delivery_id: 'd2' });
-    expect(calls[5]).toMatchObject({ method: 'POST' });
-    expect(calls[5]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}/test`);
+    expect(calls[6]).toMatchObject({ method: 'POST' });
+    expect(calls[6]!.url.pathname).toBe(`/integration/v1/webhooks/${endpoint.id}/test`);
   });
 
   it('loyalty reads', async () => {

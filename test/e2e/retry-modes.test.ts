@@ -29,9 +29,11 @@ async function scriptedSandbox() {
   const sandbox = await startSandbox({ random: () => draws.shift() ?? 0.999 });
   return {
     sandbox,
-    failNext(kind: FaultKind, n = 1, thenOk = 0) {
+    /** `okFirst` requests answered normally, then `n` meeting `kind`, then `thenOk` normal ones. */
+    failNext(kind: FaultKind, n = 1, thenOk = 0, okFirst = 0) {
       sandbox.setFaults({ rate: 0.5, kinds: [kind] });
       draws.length = 0;
+      for (let i = 0; i < okFirst; i++) draws.push(0.999);
       for (let i = 0; i < n; i++) draws.push(0, 0);
       for (let i = 0; i < thenOk; i++) draws.push(0.999);
     },
@@ -42,34 +44,57 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
   test('503 before processing: retried, one endpoint', async () => {
     const { sandbox, failNext } = await scriptedSandbox();
     const { client, exchanges } = clientFor(sandbox);
-    failNext('error503', 2);
+    failNext('error503', 2, 0, 1);
     const created = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
-    expect(exchanges.map((e) => [e.status, e.code])).toEqual([[503, 'AUTH_UNAVAILABLE'], [503, 'AUTH_UNAVAILABLE'], [201, undefined]]);
+    expect(exchanges.map((e) => [e.method, e.status, e.code])).toEqual([['GET', 200, undefined], ['POST', 503, 'AUTH_UNAVAILABLE'], ['POST', 503, 'AUTH_UNAVAILABLE'], ['POST', 201, undefined]]);
     expect((await client.webhooks.list()).map((w) => w.id)).toEqual([created.id]);
   });
 
   test('500 not processed: thrown after one attempt, nothing registered', async () => {
     const { sandbox, failNext } = await scriptedSandbox();
     const { client, exchanges } = clientFor(sandbox);
-    failNext('error500');
+    failNext('error500', 1, 0, 1);
     const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error).toMatchObject({ status: 500, code: 'INTERNAL' });
-    expect(exchanges).toHaveLength(1);
+    expect(exchanges.filter((e) => e.method === 'POST')).toHaveLength(1);
     expect(await client.webhooks.list()).toEqual([]);
   });
 
-  test('processed, then 500 or a lost answer: thrown after one attempt, registered exactly once', async () => {
+  test('processed, then 500 or a lost answer: thrown after one attempt, and the endpoint it made is deleted (no orphan)', async () => {
     const { sandbox, failNext } = await scriptedSandbox();
     const { client, exchanges } = clientFor(sandbox);
-    failNext('processed500');
+    // an endpoint of the same URL that was there before the call is not touched
+    const kept = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.status_changed'] });
+    const earlier = await client.webhooks.create({ url: 'http://127.0.0.1:9/b', events: ['order.created'] });
+    exchanges.length = 0;
+    failNext('processed500', 1, 0, 1);
     expect(await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }))).toBeInstanceOf(InternalServerError);
-    failNext('drop');
-    const dropped = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/b', events: ['order.created'] }));
+    expect(exchanges.map((e) => [e.method, e.path.replace(/\/webhooks\/.+/, '/webhooks/{id}'), e.status])).toEqual([
+      ['GET', '/integration/v1/webhooks', 200],
+      ['POST', '/integration/v1/webhooks', 500],
+      ['GET', '/integration/v1/webhooks', 200],
+      ['DELETE', '/integration/v1/webhooks/{id}', 204],
+    ]);
+    failNext('drop', 1, 0, 1);
+    const dropped = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/c', events: ['order.created'] }));
     expect(dropped).toBeInstanceOf(ConnectionError);
     expect(dropped).not.toBeInstanceOf(TimeoutError);
-    expect(exchanges.map((e) => e.status)).toEqual([500, 'dropped']);
-    expect((await client.webhooks.list()).map((w) => w.url)).toEqual(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b']);
+    expect((await client.webhooks.list()).map((w) => w.id).sort()).toEqual([kept.id, earlier.id].sort());
+  });
+
+  test('a create whose answer comes too late: the endpoint the service made is deleted', async () => {
+    const { sandbox } = await scriptedSandbox();
+    // The service registers the endpoint, but its answer never reaches the client in time.
+    const late: typeof globalThis.fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await globalThis.fetch(request);
+      if (request.method !== 'POST') return response;
+      return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+    };
+    const { client } = clientFor(sandbox, { timeoutMs: 300, maxRetries: 0, fetch: late });
+    expect(await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created'] }))).toBeInstanceOf(TimeoutError);
+    expect(await client.webhooks.list()).toEqual([]);
   });
 
   test('webhooks.test with a lost answer: not repeated, exactly one test delivery', async () => {
@@ -78,7 +103,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     const { id } = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
     failNext('drop');
     expect(await rejectionOf(client.webhooks.test(id))).toBeInstanceOf(ConnectionError);
-    expect(exchanges.map((e) => [e.method, e.status])).toEqual([['POST', 201], ['POST', 'dropped']]);
+    expect(exchanges.map((e) => [e.method, e.status])).toEqual([['GET', 200], ['POST', 201], ['POST', 'dropped']]);
     expect(sandbox.deliveries({ webhookId: id }).map((d) => d.event)).toEqual(['webhook.test']);
   });
 
@@ -88,7 +113,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     const { id } = await client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] });
     failNext('processed500');
     await expect(client.webhooks.delete(id)).resolves.toBeUndefined();
-    expect(exchanges.slice(1).map((e) => [e.method, e.status])).toEqual([['DELETE', 500], ['DELETE', 404]]);
+    expect(exchanges.slice(2).map((e) => [e.method, e.status])).toEqual([['DELETE', 500], ['DELETE', 404]]);
     expect(await client.webhooks.list()).toEqual([]);
   });
 });
@@ -155,8 +180,8 @@ describe('no answer at all', () => {
         return globalThis.fetch(request);
       },
     });
-    // Even a registration is repeated: the service cannot have seen it.
-    const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/a', events: ['order.created'] }));
+    // Even an unsafe POST is repeated: the service cannot have seen it.
+    const error = await rejectionOf(client.webhooks.test('w1'));
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as ConnectionError).cause).toMatchObject({ code: 'ECONNREFUSED' });
     expect(attempts).toEqual(['POST', 'POST', 'POST', 'POST']);

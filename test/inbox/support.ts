@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signWebhook } from '../../src/webhooks/index.ts';
-import { ORDER } from '../client/helpers.ts';
+import { ORDER } from '../support/fake-service.ts';
 
 export const SECRET = 'whsec_inbox_tests';
 

@@ -1,7 +1,8 @@
 // Checks the built package, not the sources: what a receiver pulls in when it imports
-// `integration-sdk/webhooks`, and that each build format shares one class per error.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// `integration-sdk/webhooks`, which dependencies are imported rather than bundled, that each build
+// format shares one class per error and that `instanceof` holds across the two builds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,15 +32,13 @@ function reachableImports(entry: string): { bare: Set<string>; files: Set<string
 
 beforeAll(() => {
   rmSync(outDir, { recursive: true, force: true });
-  execFileSync(join(root, 'node_modules', '.bin', 'tsup'), ['--out-dir', outDir, '--silent'], {
-    cwd: root,
-    env: { ...process.env, TSUP_NO_DTS: '1' },
-    stdio: 'pipe',
-  });
-}, 60_000);
+  // With declarations: a TypeScript project on `moduleResolution: node` is checked against them below.
+  execFileSync(join(root, 'node_modules', '.bin', 'tsup'), ['--out-dir', outDir, '--silent'], { cwd: root, stdio: 'pipe' });
+}, 120_000);
 
-// Marks of the client pipeline, in case code of it were copied into a chunk the entry reaches.
-const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"'];
+/** Marks of the client pipeline: the webhooks entry must not reach them. */
+const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"', 'throwHttpErrors'];
+const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel'];
 
 describe('built webhooks entry', () => {
   for (const file of ['webhooks.js', 'webhooks.cjs']) {
@@ -54,53 +53,33 @@ describe('built webhooks entry', () => {
     });
   }
 
-  it('the main entry does reach the client pipeline, ky and p-retry, so the checks above can fail', () => {
-    const { bare, files } = reachableImports(join(outDir, 'index.js'));
-    expect([...bare]).toEqual(expect.arrayContaining(['ky', 'p-retry', 'zod/mini']));
+  it('the main entry does reach the client pipeline, so the checks above can fail', () => {
+    const { files } = reachableImports(join(outDir, 'index.js'));
     const code = [...files].map((path) => readFileSync(path, 'utf8')).join('\n');
     expect(code).toMatch(/["']X-API-Key["']/);
   });
 });
 
-describe('dependencies are imported, not copied', () => {
-  it('no entry bundles ky, zod or p-retry: an app that has them keeps one copy', () => {
-    const code = readdirSync(outDir)
-      .filter((name) => /\.(c?js)$/.test(name))
-      .map((name) => readFileSync(join(outDir, name), 'utf8'))
-      .join('\n');
-    // Marks of each library's own source, absent when they stay external imports.
-    expect(code).not.toContain('shouldConsumeRetry'); // p-retry
-    expect(code).not.toContain('prefixUrl'); // ky
-    expect(code).not.toContain('$ZodType'); // zod
-  });
+describe('dependencies are imported, not bundled', () => {
+  for (const file of ['index.js', 'index.cjs']) {
+    it(`${file} imports ky, zod/mini and p-retry by name`, () => {
+      const { bare, files } = reachableImports(join(outDir, file));
+      expect([...bare]).toEqual(expect.arrayContaining(['ky', 'zod/mini', 'p-retry']));
+      const code = [...files].map((path) => readFileSync(path, 'utf8')).join('\n');
+      // zod's and p-retry's own code is not copied in
+      expect(code).not.toContain('shouldConsumeRetry');
+      expect(code).not.toContain('$ZodType');
+    });
+  }
 
-  it('the command line is built once, as ESM: no cli.cjs', () => {
-    expect(existsSync(join(outDir, 'cli.js'))).toBe(true);
+  it('dist holds no file that no entry reaches (no cli.cjs)', () => {
     expect(existsSync(join(outDir, 'cli.cjs'))).toBe(false);
-    expect(readFileSync(join(outDir, 'cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
-  });
-});
-
-describe('instanceof across the ESM and CommonJS builds (a process may load both)', () => {
-  it('an error of one build is an instance of the same-named class of the other, and of its ancestors only', async () => {
-    const esm = await import(pathToFileURL(join(outDir, 'index.js')).href);
-    const cjs = createRequire(join(outDir, 'index.cjs'))(join(outDir, 'index.cjs'));
-    expect(esm.RateLimitError).not.toBe(cjs.RateLimitError);
-    for (const [from, to] of [[esm, cjs], [cjs, esm]]) {
-      const rateLimited = new from.RateLimitError({ status: 429, code: 'RATE_LIMITED', message: 'slow down', requestMethod: 'GET', requestPath: '/integration/v1/health', headers: {} });
-      expect(rateLimited).toBeInstanceOf(to.RateLimitError);
-      expect(rateLimited).toBeInstanceOf(to.ApiError);
-      expect(rateLimited).toBeInstanceOf(to.IntegrationError);
-      expect(rateLimited).not.toBeInstanceOf(to.ConfigurationError);
-      expect(rateLimited).not.toBeInstanceOf(to.NotFoundError);
-      const config = new from.ConfigurationError('bad option');
-      expect(config).toBeInstanceOf(to.ConfigurationError);
-      expect(config).not.toBeInstanceOf(to.ApiError);
-      expect(new from.TimeoutError('late')).toBeInstanceOf(to.ConnectionError);
-      expect(new from.ConnectionError('down')).not.toBeInstanceOf(to.TimeoutError);
+    const reached = new Set<string>();
+    for (const entry of [...ENTRIES.flatMap((name) => [`${name}.js`, `${name}.cjs`]), 'cli.js']) {
+      for (const file of reachableImports(join(outDir, entry)).files) reached.add(file);
     }
-    expect({ name: 'RateLimitError' }).not.toBeInstanceOf(esm.IntegrationError);
-    expect(null).not.toBeInstanceOf(esm.IntegrationError);
+    const built = readdirSync(outDir).filter((name) => /\.(c?js)$/.test(name)).map((name) => join(outDir, name));
+    expect(built.filter((file) => !reached.has(file))).toEqual([]);
   });
 });
 
@@ -121,4 +100,90 @@ describe('one class per error across entries', () => {
     const error = new webhooks.WebhookVerificationError('signature_mismatch', 'x');
     expect(error).toBeInstanceOf(main.IntegrationError);
   });
+});
+
+describe('instanceof across the ESM and the CommonJS build (an app loading both)', () => {
+  type Sdk = typeof import('../../src/index.ts');
+  let esm: Sdk;
+  let cjs: Sdk;
+  beforeAll(async () => {
+    esm = await import(pathToFileURL(join(outDir, 'index.js')).href);
+    cjs = createRequire(join(outDir, 'index.cjs'))(join(outDir, 'index.cjs'));
+    expect(esm.IntegrationError).not.toBe(cjs.IntegrationError);
+  });
+
+  /** The error a client of `sdk` throws on a 429 (one attempt, no limiter). */
+  async function rateLimitErrorOf(sdk: Sdk): Promise<unknown> {
+    const fetch = async () =>
+      new Response(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'slow down' } }), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' } });
+    const client = new sdk.IntegrationClient({ apiKey: 'service_k1_secret', baseUrl: 'https://sdk.test', rateLimit: false, maxRetries: 0, fetch });
+    return client.health().catch((error: unknown) => error);
+  }
+
+  function configurationErrorOf(sdk: Sdk): unknown {
+    try {
+      new sdk.IntegrationClient({ apiKey: '', baseUrl: 'http://sdk.test' });
+    } catch (error) {
+      return error;
+    }
+    throw new Error('no ConfigurationError');
+  }
+
+  it('an error thrown by one build is instanceof the same-named class of the other, and its ancestors', async () => {
+    for (const [from, to] of [[esm, cjs], [cjs, esm]] as const) {
+      const limited = await rateLimitErrorOf(from);
+      expect(limited).toBeInstanceOf(from.RateLimitError);
+      expect(limited).toBeInstanceOf(to.RateLimitError);
+      expect(limited).toBeInstanceOf(to.ApiError);
+      expect(limited).toBeInstanceOf(to.IntegrationError);
+      expect(limited).not.toBeInstanceOf(to.ConfigurationError);
+      expect(limited).not.toBeInstanceOf(to.AuthenticationError);
+      const misconfigured = configurationErrorOf(from);
+      expect(misconfigured).toBeInstanceOf(to.ConfigurationError);
+      expect(misconfigured).toBeInstanceOf(to.IntegrationError);
+      expect(misconfigured).not.toBeInstanceOf(to.ApiError);
+    }
+  });
+
+  it('a user subclass keeps the ordinary check; plain values are never instances', () => {
+    class MyError extends esm.IntegrationError {}
+    expect(new esm.IntegrationError('x')).not.toBeInstanceOf(MyError);
+    expect(new MyError('x')).toBeInstanceOf(MyError);
+    expect(new MyError('x')).toBeInstanceOf(cjs.IntegrationError);
+    expect({ name: 'RateLimitError' }).not.toBeInstanceOf(cjs.RateLimitError);
+    expect(null).not.toBeInstanceOf(cjs.IntegrationError);
+  });
+});
+
+describe('TypeScript on moduleResolution node (node10)', () => {
+  it('imports the types of integration-sdk/webhooks and the main entry', () => {
+    // A scratch project whose node_modules/integration-sdk is this package with the dist just built.
+    const scratch = join(root, '.tmp', 'node10-project');
+    const pkg = join(scratch, 'node_modules', 'integration-sdk');
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(pkg, { recursive: true });
+    copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(outDir, join(pkg, 'dist'), 'dir');
+    writeFileSync(
+      join(scratch, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node', ignoreDeprecations: '6.0', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['main.ts'] }),
+    );
+    writeFileSync(
+      join(scratch, 'main.ts'),
+      [
+        "import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from 'integration-sdk/webhooks';",
+        "import { IntegrationClient } from 'integration-sdk';",
+        'export function handle(body: string, headers: Record<string, string>, secret: string): WebhookEvent {',
+        '  try { return verifyWebhook(body, headers, secret); } catch (error) { if (error instanceof WebhookVerificationError) throw error; throw error; }',
+        '}',
+        'export const client: IntegrationClient | undefined = undefined;',
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = spawnSync(process.execPath, [tsc, '-p', scratch], { encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
 });

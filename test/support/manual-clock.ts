@@ -1,8 +1,10 @@
-// One manual clock for every suite that drives the sandbox's delivery schedule: time moves only
-// when a test says so, and due timers fire in time order.
+// The one fake of the clock seam (`Clock` of src/clock.ts, which the sandbox's clock also accepts):
+// time moves only when a test says so, and due timers fire in time order. `setTimeout` returns its
+// cancel function, which is also the handle `clearTimeout` takes.
+import type { Clock } from 'integration-sdk';
 import type { SandboxClock } from 'integration-sdk/sandbox';
 
-export class ManualClock implements SandboxClock {
+export class ManualClock implements Clock, SandboxClock {
   #now: number;
   #timers = new Map<number, { at: number; callback: () => void }>();
   #nextId = 1;
@@ -15,14 +17,14 @@ export class ManualClock implements SandboxClock {
     return this.#now;
   }
 
-  setTimeout(callback: () => void, ms: number): unknown {
+  setTimeout(callback: () => void, ms: number): () => void {
     const id = this.#nextId++;
     this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
-    return id;
+    return () => void this.#timers.delete(id);
   }
 
   clearTimeout(handle: unknown): void {
-    this.#timers.delete(handle as number);
+    if (typeof handle === 'function') (handle as () => void)();
   }
 
   get pendingTimers(): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, ENTRY, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from './helpers.ts';
+import { API_KEY, ENTRY, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from '../support/fake-service.ts';
 
 function recordingLogger() {
   const lines: { level: string; message: string; fields: Record<string, unknown> | undefined }[] = [];

@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, IntegrationClient, InsufficientScopeError } from '../../src/index.ts';
-import { API_KEY, HEALTH, PHONE } from './helpers.ts';
+import { API_KEY, HEALTH, PHONE } from '../support/fake-service.ts';
 
 // Through the real global fetch (intercepted by msw), as users run it.
 const server = setupServer();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RateLimiter } from '../../src/index.ts';
 import { TokenBucket } from '../../src/transport/rate-limiter.ts';
 import { systemClock } from '../../src/clock.ts';
-import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from './helpers.ts';
+import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });

@@ -8,7 +8,7 @@ import {
   RateLimitError,
   type IntegrationClient,
 } from '../../src/index.ts';
-import { ENTRY, HEALTH, PHONE, empty, envelope, fakeService, fails, gaps, json, makeClient, networkError, settle, type Reply } from './helpers.ts';
+import { ENTRY, HEALTH, PHONE, empty, envelope, fakeService, fails, gaps, json, makeClient, networkError, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.parse('2026-11-21T12:00:00Z') });
@@ -31,11 +31,11 @@ describe('safe calls (GET health)', () => {
     ['a connection reset', fails(networkError('ECONNRESET', 'read ECONNRESET'))],
     ['a refused connection', fails(networkError('ECONNREFUSED'))],
     ['500 INTERNAL', envelope(500, 'INTERNAL')],
+    ['502 from a gateway', () => new Response('bad gateway', { status: 502 })],
+    ['504 from a gateway', () => new Response('gateway timeout', { status: 504 })],
     ['503 AUTH_UNAVAILABLE', envelope(503, 'AUTH_UNAVAILABLE')],
     ['503 POINTS_UNAVAILABLE', envelope(503, 'POINTS_UNAVAILABLE')],
     ['503 without an envelope', empty(503)],
-    ['502 from a proxy', () => new Response('bad gateway', { status: 502 })],
-    ['504 from a proxy', () => new Response('gateway timeout', { status: 504 })],
     ['429 RATE_LIMITED', envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '1' })],
   ];
   it.each(retried)('retry after %s', async (_name, failure) => {
@@ -54,6 +54,7 @@ describe('safe calls (GET health)', () => {
     ['409 WEBHOOK_LIMIT_REACHED', envelope(409, 'WEBHOOK_LIMIT_REACHED')],
     ['422 INSUFFICIENT_BALANCE', envelope(422, 'INSUFFICIENT_BALANCE')],
     ['503 FEATURE_DISABLED', envelope(503, 'FEATURE_DISABLED')],
+    ['501 from a proxy', () => new Response('not implemented', { status: 501 })],
   ];
   it.each(final)('no retry after %s', async (_name, failure) => {
     const service = fakeService(failure, healthy);
@@ -121,6 +122,12 @@ describe('429 and Retry-After', () => {
     expect(service.requests).toHaveLength(1);
   });
 
+  it.each(['-1', '+3', '1,2', '1.5e3', 'soon'])('Retry-After %j is neither delta-seconds nor an HTTP-date: the default pause (1 s)', async (value) => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': value }), healthy);
+    await run(makeClient(service.fetch, { random: () => 0 }).health());
+    expect(gaps(service.requests)).toEqual([1000]);
+  });
+
   it('the cap is an option', async () => {
     const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '3' }), healthy);
     const { error } = await run(makeClient(service.fetch, { maxRetryAfterMs: 2000 }).health());
@@ -134,16 +141,21 @@ describe('unsafe calls (webhooks.create, webhooks.test) never act twice', () => 
 
   const notRepeated: [string, Reply][] = [
     ['500', envelope(500, 'INTERNAL')],
+    ['502', () => new Response('bad gateway', { status: 502 })],
+    ['504', () => new Response('gateway timeout', { status: 504 })],
     ['a connection reset', fails(networkError('ECONNRESET', 'read ECONNRESET'))],
     ['a dropped body ("terminated")', fails(Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))],
     ['409 WEBHOOK_LIMIT_REACHED', envelope(409, 'WEBHOOK_LIMIT_REACHED')],
     ['503 FEATURE_DISABLED', envelope(503, 'FEATURE_DISABLED')],
   ];
+  const noEndpoints = json(200, { data: [] });
+  const posts = (service: ReturnType<typeof fakeService>) => service.requests.filter((request) => request.method === 'POST');
+
   it.each(notRepeated)('create is not repeated after %s', async (_name, failure) => {
-    const service = fakeService(failure, created);
+    const service = fakeService(noEndpoints, failure, noEndpoints);
     const { error } = await run(create(makeClient(service.fetch)));
     expect(error).toBeDefined();
-    expect(service.requests).toHaveLength(1);
+    expect(posts(service)).toHaveLength(1);
   });
 
   const repeatedOnce: [string, Reply][] = [
@@ -153,10 +165,10 @@ describe('unsafe calls (webhooks.create, webhooks.test) never act twice', () => 
     ['503', envelope(503, 'AUTH_UNAVAILABLE')],
   ];
   it.each(repeatedOnce)('create is repeated after %s', async (_name, failure) => {
-    const service = fakeService(failure, created);
+    const service = fakeService(noEndpoints, failure, created);
     const { value } = await run(create(makeClient(service.fetch)));
     expect(value).toMatchObject({ id: 'w1', secret: 'whsec_x' });
-    expect(service.requests).toHaveLength(2);
+    expect(posts(service)).toHaveLength(2);
   });
 
   it('test is not repeated after 500, and is after 503', async () => {

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, IntegrationClient, IntegrationError, type IntegrationClientOptions } from '../../src/index.ts';
-import { API_KEY, BASE_URL, HEALTH, SECRET_PART, fakeService, json } from './helpers.ts';
+import { API_KEY, BASE_URL, HEALTH, SECRET_PART, fakeService, json } from '../support/fake-service.ts';
 
 function configError(options: Partial<IntegrationClientOptions> | undefined): ConfigurationError {
   try {

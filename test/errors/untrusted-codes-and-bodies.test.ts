@@ -2,7 +2,7 @@
 // serialise: each still ends in a typed error, and nothing is sent twice or misreported.
 import { describe, expect, it } from 'vitest';
 import { ApiError, IntegrationError, InvalidInputError } from '../../src/index.ts';
-import { envelope, fakeService, makeClient, PHONE } from './helpers.ts';
+import { envelope, fakeService, makeClient, PHONE } from '../support/fake-service.ts';
 
 describe('an error code named like an Object.prototype member', () => {
   it.each([

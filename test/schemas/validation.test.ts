@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, IntegrationError, ResponseValidationError, type CustomerRef } from '../../src/index.ts';
-import { HEALTH, ORDER, PHONE, fakeService, json, makeClient } from './helpers.ts';
+import { HEALTH, ORDER, PHONE, fakeService, json, makeClient } from '../support/fake-service.ts';
 
 describe('2xx answers are validated against their schema', () => {
   it('a missing field is a ResponseValidationError with its path, not retried', async () => {

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { InsufficientScopeError as ScopeErrorType, OpenEnum, Scope } from '../../src/index.ts';
 import {
   ApiError,
   AuthenticationError,
@@ -23,7 +24,7 @@ import {
   ValidationError,
   WebhookLimitReachedError,
 } from '../../src/index.ts';
-import { API_KEY, HEALTH, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from './helpers.ts';
+import { API_KEY, HEALTH, PHONE, SECRET_PART, envelope, fakeService, fails, json, makeClient, networkError } from '../support/fake-service.ts';
 
 /** One attempt, so that retried codes surface as they are. */
 async function errorFor(reply: Parameters<typeof fakeService>[0]): Promise<unknown> {
@@ -83,6 +84,13 @@ describe('every error code of spec part 7 becomes its class', () => {
     expect(error).toMatchObject({ requiredScope: 'loyalty:read', grantedScopes: ['catalog:write'], details: { required_scope: 'loyalty:read' } });
   });
 
+  it('requiredScope and grantedScopes are typed with Scope (a scope this SDK does not know still arrives as its string)', async () => {
+    expectTypeOf<ScopeErrorType['requiredScope']>().toEqualTypeOf<OpenEnum<Scope> | undefined>();
+    expectTypeOf<ScopeErrorType['grantedScopes']>().toEqualTypeOf<OpenEnum<Scope>[]>();
+    const error = await errorFor(envelope(403, 'INSUFFICIENT_SCOPE', { required_scope: 'reports:read', granted_scopes: ['catalog:write', 7] }));
+    expect(error).toMatchObject({ requiredScope: 'reports:read', grantedScopes: ['catalog:write'] });
+  });
+
   it('VALIDATION_ERROR carries issues', async () => {
     const error = await errorFor(envelope(400, 'VALIDATION_ERROR', [{ path: 'items.0.name', message: 'required' }]));
     expect((error as ValidationError).issues).toEqual([{ path: 'items.0.name', message: 'required' }]);
@@ -90,6 +98,10 @@ describe('every error code of spec part 7 becomes its class', () => {
 
   it('UNMAPPED_ITEMS carries externalIds', async () => {
     expect(await errorFor(envelope(422, 'UNMAPPED_ITEMS', { external_ids: ['SKU-9', 'SKU-10'] }))).toMatchObject({ externalIds: ['SKU-9', 'SKU-10'] });
+  });
+
+  it('UNMAPPED_ITEMS with details as a plain list', async () => {
+    expect(await errorFor(envelope(422, 'UNMAPPED_ITEMS', ['A', 'B']))).toMatchObject({ externalIds: ['A', 'B'] });
   });
 
   it('RATE_LIMITED carries retryAfterMs from Retry-After', async () => {
@@ -103,6 +115,7 @@ describe('every error code of spec part 7 becomes its class', () => {
     expect(error).toMatchObject({ status: 418, code: 'TEAPOT_MODE', name: 'ApiError' });
     // ...and takes the class of its status family when there is one.
     expect(await errorFor(envelope(404, 'ROUTE_GONE'))).toBeInstanceOf(NotFoundError);
+    for (const status of [400, 409, 422, 503]) expect(await errorFor(envelope(status, 'BRAND_NEW_CODE'))).toMatchObject({ status, code: 'BRAND_NEW_CODE' });
   });
 
   it('a body that is not the envelope (an HTML 502 from a proxy) still maps, with code HTTP_<status>', async () => {

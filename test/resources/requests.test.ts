@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/index.ts';
-import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, empty, envelope, fakeService, json, makeClient } from './helpers.ts';
+import { API_KEY, ENTRY, HEALTH, ORDER, PHONE, empty, envelope, fakeService, json, makeClient } from '../support/fake-service.ts';
 
 const V1 = 'https://platform.example.com/integration/v1';
 
@@ -59,10 +59,12 @@ describe('webhooks', () => {
   const delivery = { id: 'd1', event: 'order.created', status: 'delivered', attempt_count: 1, response_status: 200, last_error: null, created_at: '2026-11-21T12:00:00.000Z', next_attempt_at: null };
 
   it('create POSTs { url, events }', async () => {
-    const service = fakeService(json(201, created));
+    const service = fakeService(json(200, { data: [] }), json(201, created));
     await expect(makeClient(service.fetch).webhooks.create({ url: created.url, events: ['order.created'] })).resolves.toEqual(created);
-    expect(service.requests[0]).toMatchObject({ method: 'POST', body: { url: created.url, events: ['order.created'] } });
-    expect(service.requests[0]?.url.pathname).toBe('/integration/v1/webhooks');
+    // first the endpoints already there (to tell an orphan from them if the create fails), then the create
+    expect(service.requests[0]).toMatchObject({ method: 'GET' });
+    expect(service.requests[1]).toMatchObject({ method: 'POST', body: { url: created.url, events: ['order.created'] } });
+    expect(service.requests[1]?.url.pathname).toBe('/integration/v1/webhooks');
   });
 
   it('list returns the data array', async () => {
