@@ -6,7 +6,8 @@
 // no further than the window being asked for: a stream is never buffered beyond what the batches
 // in flight need.
 import { InvalidInputError } from '../../errors/index.ts';
-import { plainCopy, kindOf } from './field-checks.ts';
+import { kindOf, plainCopy } from './field-checks.ts';
+import { FirstOccurrences } from './first-seen.ts';
 import type { ItemResultShape, ItemRules } from './route.ts';
 import { abortable } from './run.ts';
 import type { BulkInput } from './types.ts';
@@ -44,8 +45,12 @@ function emptyWindow<Result>(start: number): Window<Result> {
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
-  /** Repeat keys already seen and the index of their first occurrence: all that is kept across windows. */
-  readonly #seen = new Map<string, number>();
+  /**
+   * Repeat keys already seen and the index of their first occurrence: all that is kept across
+   * windows, packed outside the JS heap ({@link FirstOccurrences}): with a plain `Map` the stream
+   * figure measured 433 MB peak RSS at 1M items against 318 MB for a raw fetch loop (1.36×).
+   */
+  readonly #seen = new FirstOccurrences();
   #current: Window<Result> = emptyWindow(0);
 
   constructor(rules: ItemRules<Result>, batchSize: number) {
@@ -82,12 +87,8 @@ export class WindowBuilder<Result extends ItemResultShape> {
   #repeatProblem(item: unknown, index: number): string | undefined {
     const key = this.#rules.repeatKey(item);
     if (key === undefined) return undefined;
-    const firstIndex = this.#seen.get(key);
-    if (firstIndex === undefined) {
-      this.#seen.set(key, index);
-      return undefined;
-    }
-    return this.#rules.repeatMessage(item, firstIndex);
+    const firstIndex = this.#seen.claim(key, index);
+    return firstIndex === -1 ? undefined : this.#rules.repeatMessage(item, firstIndex);
   }
 
   #close(): Window<Result> {
