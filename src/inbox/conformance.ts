@@ -124,6 +124,16 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await claim('b', T0 + 3)).map((claimed) => claimed.id)).toEqual([later.deliveryId]);
     });
 
+    it("runs an order's order.created before its other events, even one with an earlier ts that arrived first", async () => {
+      const change = entry({ orderId: 'order-z', event: 'order.status_changed', ts: 100 });
+      const created = entry({ orderId: 'order-z', event: 'order.created', ts: 100 });
+      await store.insert(change);
+      await store.insert(created);
+      expect((await claim('a')).map((claimed) => claimed.id)).toEqual([created.deliveryId]);
+      await store.complete(created.deliveryId, 'a', T0);
+      expect((await claim('a')).map((claimed) => claimed.id)).toEqual([change.deliveryId]);
+    });
+
     it('keeps an order.status_changed waiting for its order.created up to orderWaitMs', async () => {
       const change = entry({ orderId: 'order-w', event: 'order.status_changed' });
       await store.insert(change);

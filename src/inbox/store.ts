@@ -102,7 +102,8 @@ export interface InboxStore {
   /**
    * Leases up to `limit` runnable entries to `workerId` until `now + leaseMs`, adding 1 to their
    * `attempts`. Runnable: `pending` and due, or `processing` with an expired lease; and the earliest
-   * (by `ts`, then arrival) unfinished entry of its order, with no other entry of the order leased;
+   * (by `ts`, then arrival) unfinished entry of its order, with no other entry of the order leased
+   * (an unfinished `order.created` comes before its order's other events whatever their `ts`);
    * and an `order.status_changed` waits for its order's `order.created` until `receivedAt + orderWaitMs`.
    */
   claim(request: ClaimRequest): Promise<InboxEntryWithPayload[]>;

@@ -75,6 +75,8 @@ export interface WorkerDeps {
 }
 
 const HOUR = 3_600_000;
+/** After `stop()` aborts the signals, how long it still waits for handlers to settle. */
+const ABANDON_AFTER_ABORT_MS = 1000;
 
 /** 1 s doubling to 1 h, ±20 % jitter from the injected random source. */
 export function defaultRetryDelayMs(attempt: number, random: () => number): number {
@@ -99,6 +101,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
   const running = new Set<Promise<void>>();
   const controllers = new Set<AbortController>();
   let stopping = false;
+  let abandoned = false;
   let wake: (() => void) | undefined;
   const signalWake = () => wake?.();
   const unsubscribeLocal = deps.onLocalStored(signalWake);
@@ -106,7 +109,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
 
   const report = (error: unknown, entry?: InboxEntry) => {
     try {
-      options.onError?.(error, entry);
+      options.onError?.(error, entry && withoutPayload(entry));
     } catch {
       // A failing logger must not stop the worker.
     }
@@ -153,6 +156,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     controllers.add(controller);
     let cancelExtend = () => {};
     const extend = () => {
+      if (abandoned) return;
       cancelExtend = clock.setTimeout(() => {
         store.extendLease(entry.id, workerId, clock.now() + leaseMs).then(
           (held) => {
@@ -230,15 +234,33 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       stopping = true;
       wake?.();
       await looping;
-      const cancel = clock.setTimeout(() => {
-        for (const controller of controllers) controller.abort(new Error('The inbox worker is stopping.'));
-      }, graceMs);
-      await Promise.allSettled([...running]);
-      cancel();
+      const settled = Promise.allSettled([...running]);
+      await new Promise<void>((resolve) => {
+        let cancelAbandon = () => {};
+        const abort = () => {
+          for (const controller of controllers) controller.abort(new Error('The inbox worker is stopping.'));
+          // A handler that ignores its signal is left behind: its lease expires and another worker runs the entry.
+          cancelAbandon = clock.setTimeout(finish, ABANDON_AFTER_ABORT_MS);
+        };
+        const cancelGrace = graceMs <= 0 ? (abort(), () => {}) : clock.setTimeout(abort, graceMs);
+        function finish() {
+          cancelGrace();
+          cancelAbandon();
+          resolve();
+        }
+        void settled.then(finish);
+      });
+      abandoned = true;
       unsubscribeLocal();
       unsubscribeStore?.();
     },
   };
+}
+
+/** The entry as `onError` sees it: the payload (personal data) stays out of logs. */
+function withoutPayload(entry: InboxEntry): InboxEntry {
+  const { payload: _payload, ...rest } = entry as InboxEntryWithPayload;
+  return rest;
 }
 
 /** An error's message for `lastError`: handlers' own messages, cut short. */

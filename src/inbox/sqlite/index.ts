@@ -87,7 +87,8 @@ SELECT e.seq FROM inbox_entries e
 WHERE ((e.status = 'pending' AND e.next_attempt_at <= :now) OR (e.status = 'processing' AND e.lease_until <= :now))
   AND (e.order_id IS NULL OR (
     NOT EXISTS (SELECT 1 FROM inbox_entries p WHERE p.order_id = e.order_id AND p.seq <> e.seq
-      AND ((p.status IN ('pending', 'processing') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))
+      AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
+        OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))))
         OR (p.status = 'processing' AND p.lease_until > :now)))
     AND (e.event <> 'order.status_changed' OR e.received_at + :orderWaitMs <= :now
       OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
