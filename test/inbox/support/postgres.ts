@@ -40,7 +40,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     user: 'postgres',
     password: 'pw',
     port,
-    persistent: false,
+    // Kept across stop() and start() (the store-down test); the directory goes in dispose().
+    persistent: true,
     createPostgresUser: true,
     onLog: () => {},
     onError: () => {},
