@@ -224,5 +224,5 @@ async function readNodeBody(req: NodeRequestLike): Promise<Uint8Array> {
     if (total > MAX_BODY_BYTES) throw new TooLarge();
     chunks.push(bytes);
   }
-  return join(chunks, total);
+  return chunks.length === 1 ? chunks[0]! : join(chunks, total);
 }

@@ -156,11 +156,26 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   let db: Database | undefined;
   let closed = false;
 
+  // Prepared once per connection: preparing costs about as much as a small insert.
+  let statements = new Map<string, Statement>();
   function open(): Database {
     if (closed) throw new ConfigurationError('This inbox store is closed.');
     if (db) return db;
     const Database = databaseClass();
-    const opened = new Database(options.path);
+    const raw = new Database(options.path);
+    statements = new Map();
+    const opened: Database = {
+      exec: (sql) => raw.exec(sql),
+      close: () => raw.close(),
+      prepare(sql) {
+        let statement = statements.get(sql);
+        if (!statement) {
+          statement = raw.prepare(sql);
+          statements.set(sql, statement);
+        }
+        return statement;
+      },
+    };
     // A short driver-level wait; longer waits happen below, asynchronously.
     opened.exec('PRAGMA busy_timeout = 20');
     db = opened;
