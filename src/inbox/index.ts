@@ -10,6 +10,7 @@ export { MAX_BODY_BYTES, type InboxHandler } from './receive.ts';
 export {
   defaultRetryDelayMs,
   type InboxEventHandler,
+  type InboxEventHandlers,
   type InboxHandlerContext,
   type InboxWorker,
   type OrderReader,

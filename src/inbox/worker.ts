@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { traceInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
-import type { WebhookEvent } from '../schemas/events.ts';
+import type { KnownEventName, WebhookEvent } from '../schemas/events.ts';
 import type { Order } from '../schemas/order.ts';
 import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 
@@ -21,7 +21,16 @@ export interface InboxHandlerContext {
 }
 
 /** A handler of one event name. Resolving marks the entry `done`; throwing schedules a retry. */
-export type InboxEventHandler = (event: WebhookEvent, ctx: InboxHandlerContext) => Promise<unknown> | unknown;
+export type InboxEventHandler<E = WebhookEvent> = (event: E, ctx: InboxHandlerContext) => Promise<unknown> | unknown;
+
+/**
+ * Handlers by event name: the known events typed, any other name (a planned event) with the event's
+ * `data` as `unknown`.
+ */
+export type InboxEventHandlers = { [Name in KnownEventName]?: InboxEventHandler<Extract<WebhookEvent, { event: Name }>> } & {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each known name narrows its own event
+  [name: string]: InboxEventHandler<any> | undefined;
+};
 
 /** The order reader `ctx.order()` falls back to: an `IntegrationClient` fits. */
 export interface OrderReader {
@@ -31,7 +40,7 @@ export interface OrderReader {
 /** Options of `inbox.startWorker`. */
 export interface StartWorkerOptions {
   /** A handler per event name; an event without one is marked `done` (not an error). */
-  handlers: Partial<Record<string, InboxEventHandler>>;
+  handlers: InboxEventHandlers;
   /** Handlers running at once (different orders only). @default 1 */
   concurrency?: number;
   /** Runs before an entry is `dead`. @default 10 */
