@@ -1,14 +1,20 @@
 // The recommended integration order of spec part 1, walked end to end against the local sandbox:
 // a real HTTP server on 127.0.0.1, a real webhook receiver, real signatures. One line per step;
-// exits non-zero at the first step that fails.
+// exits non-zero at the first step that fails. Deliveries go through a durable inbox on SQLite
+// (integration-sdk/inbox) and its worker, which prints what it did with each event.
 //
 //   npm run demo
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { IntegrationClient } from 'integration-sdk';
+import { createInbox, type Inbox, type InboxEventHandler } from 'integration-sdk/inbox';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { createSandbox } from 'integration-sdk/sandbox';
-import { createWebhookHandler, type WebhookEvent } from 'integration-sdk/webhooks';
+import type { WebhookEvent } from 'integration-sdk/webhooks';
 
 const STEP_TIMEOUT_MS = 10_000;
 let stepNumber = 0;
@@ -29,8 +35,8 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-/** Events the receiver accepted, and a way to wait for the next one of a kind. */
-function createInbox() {
+/** Events the inbox worker handled, and a way to wait for the next one of a kind. */
+function createEventLog() {
   const received: WebhookEvent[] = [];
   const waiters: { match: (event: WebhookEvent) => boolean; resolve: (event: WebhookEvent) => void }[] = [];
   return {
@@ -55,23 +61,26 @@ function createInbox() {
 
 async function main(): Promise<void> {
   const sandbox = await createSandbox();
-  const inbox = createInbox();
-  const seenDeliveries = new Set<string>();
-  // The receiver verifies every delivery over the raw bytes before it does anything else. Its
-  // handler exists once the endpoint is registered and the secret is known.
-  let handler: ReturnType<typeof createWebhookHandler> | undefined;
+  const inbox = createEventLog();
+  const inboxDir = mkdtempSync(join(tmpdir(), 'integration-demo-'));
+  // The receiver verifies every delivery over the raw bytes, stores it in the inbox (a SQLite
+  // file), and answers 2xx only then; the worker handles what was stored. Both exist once the
+  // endpoint is registered and the secret is known.
+  let durable: Inbox | undefined;
   const useSecret = (secret: string) => {
-    handler = createWebhookHandler({
-      secret,
-      isDuplicate: (deliveryId) => seenDeliveries.has(deliveryId),
-      onEvent: async (event) => {
-        seenDeliveries.add(event.delivery_id);
-        inbox.push(event);
-      },
-    });
+    durable = createInbox({ secret, store: sqliteStore({ path: join(inboxDir, 'inbox.db') }) });
+    const record: InboxEventHandler = async (event, ctx) => {
+      const order = event.data as { display_number?: string; status?: string };
+      const what = event.event === 'order.created' ? `order #${order.display_number}` : event.event === 'order.status_changed' ? `order #${order.display_number} → ${order.status}` : event.delivery_id;
+      console.log(`     inbox worker: ${event.event} ${what} handled (attempt ${ctx.attempt})`);
+      inbox.push(event);
+    };
+    durable.startWorker({ handlers: { 'order.created': record, 'order.status_changed': record, 'webhook.test': record } });
   };
+  const handler = () => durable?.handler;
   const receiver = createServer((req, res) => {
-    if (handler) return handler.node(req, res);
+    const current = handler();
+    if (current) return current.node(req, res);
     res.writeHead(503).end();
   });
   receiver.listen(0, '127.0.0.1');
@@ -182,7 +191,9 @@ async function main(): Promise<void> {
     console.log(`\nAll ${stepNumber} steps passed.`);
   } finally {
     receiver.close();
+    await durable?.close();
     await sandbox.close();
+    rmSync(inboxDir, { recursive: true, force: true });
   }
 }
 

@@ -1,208 +1,289 @@
-import { systemClock, type Clock } from '../clock.ts';
-import { ConfigurationError } from '../errors/index.ts';
+import type { Clock } from '../clock.ts';
 import { traceInbox } from '../diagnostics.ts';
+import { ConfigurationError } from '../errors/integration-error.ts';
+import type { KnownEventName, WebhookEvent } from '../schemas/events.ts';
 import type { Order } from '../schemas/order.ts';
-import type { ClaimedEntry, InboxStore } from './types.ts';
+import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 
 /** What a handler gets besides the event. */
 export interface InboxHandlerContext {
   /** `X-Service-Delivery-Id` of the entry. */
   deliveryId: string;
-  /** 1 on the first run. */
+  /** 1 on the first run, 2 on the next, ... */
   attempt: number;
-  /** Aborted when the worker stops (after its grace period) or the entry's lease is lost. */
+  /** Aborted on `stop()` after its grace period, and when the worker lost the entry's lease. */
   signal: AbortSignal;
-  /** The full order of an order event: from the inbox's own `order.created`, else read back with `client.orders.get`. */
+  /**
+   * The full order of an order event: from the inbox's own `order.created` entry when it has one,
+   * else read back with `client.orders.get(order_id)` (spec 6.4).
+   */
   order(): Promise<Order>;
 }
 
-/** A handler per event name: `order.created`, `order.status_changed`, or any other name to handle. */
-export type InboxHandlers = Record<string, (event: InboxEvent, ctx: InboxHandlerContext) => unknown>;
+/** A handler of one event name. Resolving marks the entry `done`; throwing schedules a retry. */
+export type InboxEventHandler<E = WebhookEvent> = (event: E, ctx: InboxHandlerContext) => Promise<unknown> | unknown;
 
-/** The stored event as delivered: `{ event, delivery_id, ts, data }`. */
-export interface InboxEvent {
-  event: string;
-  delivery_id: string;
-  ts: number;
-  // biome-ignore lint: the event's own data, typed by the handler's event name
-  data: any;
+/**
+ * Handlers by event name: the known events typed, any other name (a planned event) with the event's
+ * `data` as `unknown`.
+ */
+export type InboxEventHandlers = { [Name in KnownEventName]?: InboxEventHandler<Extract<WebhookEvent, { event: Name }>> } & {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each known name narrows its own event
+  [name: string]: InboxEventHandler<any> | undefined;
+};
+
+/** The order reader `ctx.order()` falls back to: an `IntegrationClient` fits. */
+export interface OrderReader {
+  orders: { get(orderId: string): Promise<Order> };
 }
 
 /** Options of `inbox.startWorker`. */
 export interface StartWorkerOptions {
-  handlers: InboxHandlers;
-  /** Entries handled at once (of different orders). @default 1 */
+  /** A handler per event name; an event without one is marked `done` (not an error). */
+  handlers: InboxEventHandlers;
+  /** Handlers running at once (different orders only). @default 1 */
   concurrency?: number;
-  /** Runs before an entry is dead. @default 10 */
+  /** Runs before an entry is `dead`. @default 10 */
   maxAttempts?: number;
-  /** How long a claim holds; extended while the handler runs. @default 60_000 */
+  /** How long a claim holds before another worker may take the entry; extended while the handler runs. @default 60000 */
   leaseMs?: number;
-  /** The wait before attempt `attempt + 1`. @default 1 s doubling to 1 h, with full jitter */
+  /**
+   * The wait before run `attempt + 1`, given the run that failed (1, 2, ...).
+   * @default 1 s doubling up to 1 h, with ±20 % jitter
+   */
   retryDelayMs?: (attempt: number) => number;
-  /** How long an order event waits for its `order.created`. @default 600_000 (10 min) */
+  /** How long an `order.status_changed` waits for its order's `order.created`. @default 600000 */
   orderWaitMs?: number;
-  /** Lets `ctx.order()` read an order back (an `IntegrationClient`). */
-  client?: { orders: { get(orderId: string): Promise<Order> } };
-  /** Told of every failed run, with the entry's id and attempt (never its payload). */
-  onError?: (error: unknown, entry: { deliveryId: string; event: string; attempt: number }) => void;
-  /** How often an idle worker looks for new entries. @default 250 */
+  /** How often to look for due entries when nothing woke the worker, in ms (≤ 250 for SQLite). @default 250 */
   pollMs?: number;
-  /** On `stop()`, how long handlers in flight may finish before their signal aborts. @default 10_000 */
-  stopGraceMs?: number;
-  /** Test seams. */
-  clock?: Clock;
-  random?: () => number;
+  /** Lets `ctx.order()` read an order the inbox does not hold. */
+  client?: OrderReader;
+  /** Told about each handler error and store error (the entry, never its payload). */
+  onError?: (error: unknown, entry: InboxEntry | undefined) => void;
 }
 
+/** A running worker. */
 export interface InboxWorker {
-  /** Stops claiming, waits for handlers in flight (aborting their signal after the grace period). */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming, waits for the handlers in flight, and resolves. After `graceMs` (default 30 s)
+   * their `ctx.signal` aborts; an entry whose handler did not finish stays leased until its lease
+   * expires and runs again (nothing is marked done half-way).
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
-const BACKOFF_BASE_MS = 1_000;
-const BACKOFF_CAP_MS = 3_600_000;
+export interface WorkerDeps {
+  store: InboxStore;
+  clock: Clock;
+  random: () => number;
+  ready: () => Promise<void>;
+  /** Registers a wake-up for deliveries stored by this process; returns the unregister function. */
+  onLocalStored: (listener: () => void) => () => void;
+  /** Runs the retention purge when due. */
+  retention: () => Promise<void>;
+}
 
-/** Runs the inbox's entries through `handlers`: at least once, per-order in order, with retries and dead letters. */
-export function startInboxWorker(store: InboxStore, options: StartWorkerOptions, wake: { subscribe(listener: () => void): () => void }): InboxWorker {
-  if (typeof options !== 'object' || options === null || typeof options.handlers !== 'object' || options.handlers === null) {
-    throw new ConfigurationError('startWorker needs handlers: { "order.created": async (event, ctx) => {...}, ... }');
-  }
-  for (const [name, handler] of Object.entries(options.handlers)) {
-    if (typeof handler !== 'function') throw new ConfigurationError(`startWorker: the handler of ${name} must be a function`);
-  }
-  const concurrency = wholeNumber('concurrency', options.concurrency ?? 1, 1);
-  const maxAttempts = wholeNumber('maxAttempts', options.maxAttempts ?? 10, 1);
-  const leaseMs = wholeNumber('leaseMs', options.leaseMs ?? 60_000, 100);
-  const orderWaitMs = wholeNumber('orderWaitMs', options.orderWaitMs ?? 600_000, 0);
-  const pollMs = wholeNumber('pollMs', options.pollMs ?? 250, 1);
-  const stopGraceMs = wholeNumber('stopGraceMs', options.stopGraceMs ?? 10_000, 0);
-  const clock = options.clock ?? systemClock;
-  const random = options.random ?? Math.random;
-  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
-  const workerId = `${globalThis.crypto.randomUUID()}`;
+const HOUR = 3_600_000;
+/** After `stop()` aborts the signals, how long it still waits for handlers to settle. */
+const ABANDON_AFTER_ABORT_MS = 1000;
 
-  let running = true;
-  const inFlight = new Map<string, { promise: Promise<void>; controller: AbortController }>();
-  let cancelSleep: (() => void) | undefined;
-  let wakeUp: (() => void) | undefined;
-  const unsubscribe = wake.subscribe(() => wakeUp?.());
+/** 1 s doubling to 1 h, ±20 % jitter from the injected random source. */
+export function defaultRetryDelayMs(attempt: number, random: () => number): number {
+  const base = Math.min(1000 * 2 ** Math.max(0, attempt - 1), HOUR);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
 
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        cancelSleep?.();
-        cancelSleep = undefined;
-        wakeUp = undefined;
-        resolve();
-      };
-      wakeUp = done;
-      cancelSleep = clock.setTimeout(done, pollMs);
-    });
+let workerCount = 0;
 
-  async function run(entry: ClaimedEntry, controller: AbortController): Promise<void> {
-    const handler = options.handlers[entry.event];
-    // Keeps the claim while the handler runs; a lost lease aborts the handler's signal.
-    const extendEvery = Math.max(50, Math.floor(leaseMs / 3));
-    let cancelExtend: (() => void) | undefined;
-    const extend = () => {
-      cancelExtend = clock.setTimeout(() => {
-        void store.extendLease(entry.deliveryId, workerId, clock.now() + leaseMs).then(
-          (held) => (held ? extend() : controller.abort(new Error('the lease on this entry was lost'))),
-          () => extend(),
-        );
-      }, extendEvery);
-    };
-    extend();
+export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): InboxWorker {
+  const handlers = options?.handlers;
+  if (typeof handlers !== 'object' || handlers === null) throw new ConfigurationError('startWorker needs { handlers }: a handler per event name.');
+  const concurrency = positive(options.concurrency ?? 1, 'concurrency');
+  const maxAttempts = positive(options.maxAttempts ?? 10, 'maxAttempts');
+  const leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
+  const orderWaitMs = nonNegative(options.orderWaitMs ?? 600_000, 'orderWaitMs');
+  const pollMs = positive(options.pollMs ?? 250, 'pollMs');
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => defaultRetryDelayMs(attempt, deps.random));
+  const { store, clock } = deps;
+  const workerId = `${process.pid}-${++workerCount}-${Math.floor(deps.random() * 1e9).toString(36)}`;
+
+  const running = new Set<Promise<void>>();
+  const controllers = new Set<AbortController>();
+  let stopping = false;
+  let abandoned = false;
+  let wake: (() => void) | undefined;
+  const signalWake = () => wake?.();
+  const unsubscribeLocal = deps.onLocalStored(signalWake);
+  let unsubscribeStore: (() => void) | undefined;
+
+  const report = (error: unknown, entry?: InboxEntry) => {
     try {
-      await traceInbox({ kind: 'handled', event: entry.event, deliveryId: entry.deliveryId, attempt: entry.attempt }, async (trace) => {
-        try {
-          if (handler) {
-            const event = JSON.parse(entry.payload) as InboxEvent;
-            await handler(event, { deliveryId: entry.deliveryId, attempt: entry.attempt, signal: controller.signal, order: () => orderOf(event) });
-          }
-          await store.complete(entry.deliveryId, workerId, clock.now());
-          if (trace) trace.outcome = 'done';
-        } catch (error) {
-          const dead = entry.attempt >= maxAttempts;
-          if (trace) trace.outcome = dead ? 'dead' : 'retry';
-          try {
-            options.onError?.(error, { deliveryId: entry.deliveryId, event: entry.event, attempt: entry.attempt });
-          } catch {
-            // a failing logger changes nothing
-          }
-          const delay = Math.max(0, retryDelayMs(entry.attempt));
-          await store.fail(entry.deliveryId, workerId, { error: messageOf(error), nextAttemptAt: clock.now() + delay, dead });
-        }
-      });
+      options.onError?.(error, entry && withoutPayload(entry));
     } catch {
-      // The store failed to record the outcome: the lease expires and the entry runs again.
-    } finally {
-      cancelExtend?.();
+      // A failing logger must not stop the worker.
     }
-  }
+  };
 
-  async function orderOf(event: InboxEvent): Promise<Order> {
-    const orderId = (event.data as { order_id?: unknown } | null)?.order_id;
-    if (typeof orderId !== 'string') throw new ConfigurationError(`ctx.order() is for order events; ${event.event} has no data.order_id`);
-    if (event.event === 'order.created') return event.data as Order;
-    const created = await store.orderCreatedPayload(orderId);
-    if (created) return (JSON.parse(created) as InboxEvent).data as Order;
-    if (!options.client) throw new ConfigurationError('ctx.order(): the order.created of this order is not in the inbox; pass `client` to startWorker to read it back');
-    return options.client.orders.get(orderId);
-  }
-
-  const loop = (async () => {
-    while (running) {
-      const free = concurrency - inFlight.size;
-      let claimed: ClaimedEntry[] = [];
+  async function loop(): Promise<void> {
+    await deps.ready();
+    unsubscribeStore = await store.subscribe?.(signalWake);
+    while (!stopping) {
+      const free = concurrency - running.size;
+      let claimed: InboxEntryWithPayload[] = [];
       if (free > 0) {
         try {
-          claimed = await store.claim({ now: clock.now(), workerId, leaseMs, limit: free, orderWaitMs });
-        } catch {
-          claimed = []; // the store is down: try again after the poll interval
+          await deps.retention();
+          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
+        } catch (error) {
+          report(error);
         }
       }
       for (const entry of claimed) {
-        const controller = new AbortController();
-        const promise = run(entry, controller).finally(() => {
-          inFlight.delete(entry.deliveryId);
-          wakeUp?.();
+        const run = runEntry(entry).finally(() => {
+          running.delete(run);
+          signalWake();
         });
-        inFlight.set(entry.deliveryId, { promise, controller });
+        running.add(run);
       }
-      if (claimed.length === 0 || inFlight.size >= concurrency) await idle();
+      // A full batch may mean more is due: claim again at once, unless every slot is busy.
+      if (claimed.length > 0 && claimed.length === free && running.size < concurrency) continue;
+      await new Promise<void>((resolve) => {
+        const cancel = clock.setTimeout(() => done(), pollMs);
+        function done() {
+          cancel();
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
     }
-  })();
+  }
+
+  async function runEntry(entry: InboxEntryWithPayload): Promise<void> {
+    const attempt = entry.attempts;
+    const controller = new AbortController();
+    controllers.add(controller);
+    let cancelExtend = () => {};
+    const extend = () => {
+      if (abandoned) return;
+      cancelExtend = clock.setTimeout(() => {
+        store.extendLease(entry.id, workerId, clock.now() + leaseMs).then(
+          (held) => {
+            if (held) extend();
+            else controller.abort(new Error('The lease on this inbox entry was lost.'));
+          },
+          (error: unknown) => {
+            report(error, entry);
+            extend();
+          },
+        );
+      }, Math.max(1, Math.floor(leaseMs / 3)));
+    };
+    try {
+      await traceInbox({ kind: 'handled', event: entry.event, deliveryId: entry.id, attempt }, async (context) => {
+        const outcome = await handle(entry, attempt, controller.signal, extend);
+        if (context) context.outcome = outcome;
+      });
+    } catch (error) {
+      report(error, entry);
+    } finally {
+      cancelExtend();
+      controllers.delete(controller);
+    }
+  }
+
+  async function handle(entry: InboxEntryWithPayload, attempt: number, signal: AbortSignal, extend: () => void): Promise<'done' | 'retry' | 'dead'> {
+    const handler = Object.hasOwn(handlers, entry.event) ? handlers[entry.event] : undefined;
+    if (!handler || entry.payload === null) {
+      await store.complete(entry.id, workerId, clock.now());
+      return 'done';
+    }
+    if (attempt > maxAttempts) {
+      // The runs so far all ended with their worker gone (killed while running): give up the same way.
+      await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
+      return 'dead';
+    }
+    extend();
+    try {
+      const event = JSON.parse(entry.payload) as WebhookEvent;
+      await handler(event, { deliveryId: entry.id, attempt, signal, order: () => orderOf(entry, event) });
+    } catch (error) {
+      report(error, entry);
+      if (signal.aborted && !stopping) return 'retry'; // the lease is gone: another worker has it now
+      const dead = attempt >= maxAttempts;
+      const now = clock.now();
+      const held = await store.fail(entry.id, {
+        workerId,
+        error: messageOf(error),
+        now,
+        nextAttemptAt: dead ? null : now + Math.max(0, retryDelayMs(attempt)),
+      });
+      return held && dead ? 'dead' : 'retry';
+    }
+    await store.complete(entry.id, workerId, clock.now());
+    return 'done';
+  }
+
+  async function orderOf(entry: InboxEntry, event: WebhookEvent): Promise<Order> {
+    if (event.event === 'order.created') return event.data;
+    const orderId = entry.orderId;
+    if (orderId === null) throw new ConfigurationError(`ctx.order() is only for order events, not ${entry.event}.`);
+    const payload = await store.orderCreatedPayload(orderId);
+    if (payload !== null) return (JSON.parse(payload) as { data: Order }).data;
+    if (!options.client) {
+      throw new ConfigurationError('The inbox holds no order.created for this order: pass { client } to startWorker so that ctx.order() can read it.');
+    }
+    return options.client.orders.get(orderId);
+  }
+
+  const looping = loop().catch((error: unknown) => report(error));
 
   return {
-    async stop() {
-      if (!running) return loop;
-      running = false;
-      unsubscribe();
-      wakeUp?.();
-      await loop;
-      const pending = [...inFlight.values()];
-      let cancelGrace: (() => void) | undefined;
-      const grace = new Promise<void>((resolve) => {
-        cancelGrace = clock.setTimeout(() => {
-          for (const { controller } of pending) controller.abort(new Error('the worker is stopping'));
+    async stop({ graceMs = 30_000 } = {}) {
+      stopping = true;
+      wake?.();
+      await looping;
+      const settled = Promise.allSettled([...running]);
+      await new Promise<void>((resolve) => {
+        let cancelAbandon = () => {};
+        const abort = () => {
+          for (const controller of controllers) controller.abort(new Error('The inbox worker is stopping.'));
+          // A handler that ignores its signal is left behind: its lease expires and another worker runs the entry.
+          cancelAbandon = clock.setTimeout(finish, ABANDON_AFTER_ABORT_MS);
+        };
+        const cancelGrace = graceMs <= 0 ? (abort(), () => {}) : clock.setTimeout(abort, graceMs);
+        function finish() {
+          cancelGrace();
+          cancelAbandon();
           resolve();
-        }, stopGraceMs);
+        }
+        void settled.then(finish);
       });
-      await Promise.race([Promise.all(pending.map((p) => p.promise)), grace]);
-      cancelGrace?.();
-      await Promise.all(pending.map((p) => p.promise));
+      abandoned = true;
+      unsubscribeLocal();
+      unsubscribeStore?.();
     },
   };
 }
 
-function wholeNumber(name: string, value: unknown, min: number): number {
-  if (!Number.isSafeInteger(value) || (value as number) < min) throw new ConfigurationError(`startWorker: ${name} must be a whole number ≥ ${min}`);
-  return value as number;
+/** The entry as `onError` sees it: the payload (personal data) stays out of logs. */
+function withoutPayload(entry: InboxEntry): InboxEntry {
+  const { payload: _payload, ...rest } = entry as InboxEntryWithPayload;
+  return rest;
 }
 
-/** A handler error's message, cut short: stored and listed, so never the payload itself. */
+/** An error's message for `lastError`: handlers' own messages, cut short. */
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : 'a non-Error value was thrown';
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return message.slice(0, 1000);
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`startWorker: ${name} must be a positive number.`);
+  return value;
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new ConfigurationError(`startWorker: ${name} must be zero or more.`);
+  return value;
 }

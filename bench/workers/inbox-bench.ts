@@ -1,0 +1,138 @@
+// The inbox's figures, in a process of their own. `receive <passes> <perPass>`: signed deliveries
+// posted over keep-alive sockets to (a) the inbox handler on SQLite and (b) the floor, a bare
+// node:http handler doing the same HMAC check and the same single durable insert (WAL,
+// synchronous=FULL); passes alternate so that both see the same machine. `work <db> <n>`: one
+// worker process working entries with an empty handler until none is left.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, createServer, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { createInbox } from 'integration-sdk/inbox';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+import { signWebhook } from 'integration-sdk/webhooks';
+import { orderCreatedOfSize } from '../lib/payloads.ts';
+
+const SECRET = 'whsec_bench_0123456789abcdef';
+// A typical order of about 2 KB, valid against the SDK's OrderSchema.
+const ORDER = orderCreatedOfSize(2048, 0).event.data;
+
+function floorListener(db: DatabaseSync): RequestListener {
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS floor (delivery_id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO floor (delivery_id, payload) VALUES (?, ?) ON CONFLICT DO NOTHING');
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const timestamp = String(req.headers['x-service-timestamp']);
+      const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(`${timestamp}.`).update(body).digest('hex')}`);
+      const given = Buffer.from(String(req.headers['x-service-signature-256']));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected) || Math.abs(Number(timestamp) - Date.now() / 1000) > 300) {
+        res.statusCode = 400;
+        res.end();
+        return;
+      }
+      insert.run(String(req.headers['x-service-delivery-id']), body.toString('utf8'));
+      res.end('OK');
+    });
+  };
+}
+
+async function listen(listener: RequestListener): Promise<{ port: number; close(): void }> {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+let sequence = 0;
+function post(agent: Agent, port: number): Promise<number> {
+  sequence += 1;
+  const deliveryId = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
+  const { body, headers } = signWebhook({ payload: { event: 'order.created', data: { ...ORDER, order_id: deliveryId } }, secret: SECRET, deliveryId });
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Deliveries per second with `concurrency` requests in flight. */
+async function throughput(port: number, count: number, concurrency = 16): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let sent = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent < count) {
+        sent += 1;
+        const status = await post(agent, port);
+        if (status !== 200) throw new Error(`answer ${status}`);
+      }
+    }),
+  );
+  agent.destroy();
+  return count / ((performance.now() - started) / 1000);
+}
+
+async function receive(passes: number, perPass: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-bench-'));
+  const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path: join(dir, 'inbox.db') }) });
+  await inbox.stats();
+  const floorDb = new DatabaseSync(join(dir, 'floor.db'));
+  const sdk = await listen(inbox.handler.node);
+  const floor = await listen(floorListener(floorDb));
+  await throughput(sdk.port, 200);
+  await throughput(floor.port, 200);
+  const result = { sdk: [] as number[], floor: [] as number[] };
+  for (let pass = 0; pass < passes; pass += 1) {
+    result.floor.push(await throughput(floor.port, perPass));
+    result.sdk.push(await throughput(sdk.port, perPass));
+  }
+  sdk.close();
+  floor.close();
+  await inbox.close();
+  floorDb.close();
+  rmSync(dir, { recursive: true, force: true });
+  console.log(JSON.stringify(result));
+}
+
+async function fill(db: string, count: number): Promise<void> {
+  const store = sqliteStore({ path: db });
+  await store.migrate();
+  for (let i = 0; i < count; i += 1) {
+    const orderId = `order-${i}`;
+    await store.insert({ deliveryId: `delivery-${i}`, event: 'order.created', orderId, ts: 1_800_000_000, payload: JSON.stringify({ event: 'order.created', data: { ...ORDER, order_id: orderId } }), known: true, receivedAt: Date.now() });
+  }
+  await store.close();
+  console.log(JSON.stringify({ filled: count }));
+}
+
+async function work(db: string): Promise<void> {
+  const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path: db }) });
+  const started = performance.now();
+  let worked = 0;
+  const worker = inbox.startWorker({ handlers: { 'order.created': async () => void (worked += 1) }, concurrency: 8, pollMs: 50 });
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stats = await inbox.stats();
+    if (stats.pending === 0 && stats.processing === 0) break;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await worker.stop();
+  await inbox.close();
+  console.log(JSON.stringify({ worked, seconds }));
+}
+
+const [mode, ...args] = process.argv.slice(2);
+if (mode === 'receive') await receive(Number(args[0]), Number(args[1]));
+else if (mode === 'fill') await fill(args[0]!, Number(args[1]));
+else if (mode === 'work') await work(args[0]!);
+else throw new Error(`unknown mode ${mode}`);

@@ -1,0 +1,198 @@
+import { request as httpRequest, createServer, type Server } from 'node:http';
+import diagnostics from 'node:diagnostics_channel';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES, type InboxStore } from 'integration-sdk/inbox';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+import { createInbox } from 'integration-sdk/inbox';
+import { DatabaseSync } from 'node:sqlite';
+import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, sqliteInbox } from './support/inbox-fixture.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+const disposers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const dispose of disposers.splice(0).reverse()) await dispose();
+});
+
+function setup(options: Parameters<typeof sqliteInbox>[0] = {}) {
+  const { clock, manual } = manualClock();
+  const fixture = sqliteInbox({ clock, ...options });
+  disposers.push(() => fixture.dispose());
+  return { ...fixture, clock, manual };
+}
+
+describe('inbox.handler (Fetch)', () => {
+  it('stores a genuine delivery before answering 200, and a second delivery of its id changes nothing', async () => {
+    const { inbox, manual } = setup();
+    const first = deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: 'a0a0a0a0-0000-4000-8000-000000000001' });
+    const response = await inbox.handler(first);
+    expect(response.status).toBe(200);
+    const stored = await inbox.entry('a0a0a0a0-0000-4000-8000-000000000001');
+    expect(stored).toMatchObject({ event: 'order.created', status: 'pending', orderId: ORDER.order_id, known: true });
+    expect(JSON.parse(stored!.payload!).data.customer.phone).toBe((ORDER.customer as { phone: string }).phone);
+
+    // The service's retry: same id, new timestamp and signature, even another body.
+    manual.advance(60_000);
+    const retry = deliveryRequest({ event: 'order.created', data: { ...ORDER, status: 'cancelled' } }, { nowMs: manual.now(), deliveryId: 'a0a0a0a0-0000-4000-8000-000000000001' });
+    const again = await inbox.handler(retry);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe('duplicate');
+    expect((await inbox.entry('a0a0a0a0-0000-4000-8000-000000000001'))!.payload).toBe(stored!.payload);
+    expect((await inbox.stats()).received).toBe(1);
+  });
+
+  it.each([
+    ['a wrong secret', { secret: 'whsec_someone_else' }, {}],
+    ['a stale timestamp', {}, { staleBy: 301 }],
+    ['a timestamp from the future', {}, { staleBy: -301 }],
+  ])('answers 400 to a delivery with %s and stores nothing', async (_name, signing: { secret?: string }, timing: { staleBy?: number }) => {
+    const { inbox, manual } = setup();
+    const request = deliveryRequest(orderCreated(), { nowMs: manual.now() - (timing.staleBy ?? 0) * 1000, ...signing });
+    const response = await inbox.handler(request);
+    expect(response.status).toBe(400);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 400 to a tampered body and stores nothing', async () => {
+    const { inbox, manual } = setup();
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    const body = (await genuine.text()).replace('"total":37.35', '"total":0.01');
+    const response = await inbox.handler(new Request(genuine.url, { method: 'POST', headers: genuine.headers, body }));
+    expect(response.status).toBe(400);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 405 to anything but POST', async () => {
+    const { inbox } = setup();
+    expect((await inbox.handler(new Request('http://inbox.test/webhooks'))).status).toBe(405);
+  });
+
+  it('answers 413 to a body over 1 MB, declared or streamed, and stores nothing', async () => {
+    const { inbox, manual } = setup();
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    const large = new Uint8Array(MAX_BODY_BYTES + 1).fill(0x20);
+    const declared = await inbox.handler(new Request(genuine.url, { method: 'POST', headers: genuine.headers, body: large }));
+    expect(declared.status).toBe(413);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 17; i += 1) controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        controller.close();
+      },
+    });
+    const streamed = await inbox.handler(new Request(genuine.url, { method: 'POST', headers: genuine.headers, body: stream, duplex: 'half' } as RequestInit));
+    expect(streamed.status).toBe(413);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('stores an event name this SDK does not know, marked unknown, and answers 200', async () => {
+    const { inbox, manual } = setup();
+    const response = await inbox.handler(deliveryRequest({ event: 'stock.changed', data: { external_id: 'SKU-1' } }, { nowMs: manual.now(), deliveryId: 'b0b0b0b0-0000-4000-8000-000000000001' }));
+    expect(response.status).toBe(200);
+    expect(await inbox.entry('b0b0b0b0-0000-4000-8000-000000000001')).toMatchObject({ event: 'stock.changed', known: false, status: 'pending' });
+  });
+
+  it('answers 503 within storeTimeoutMs while another connection holds the write lock, and stores the retry once it is released', async () => {
+    const dir = tempDir('inbox-locked');
+    disposers.push(() => dir.remove());
+    const path = `${dir.path}/inbox.db`;
+    const errors: unknown[] = [];
+    // The real clock: this test waits on a real lock held by a real second connection.
+    const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path, busyTimeoutMs: 10_000 }), storeTimeoutMs: 300, onError: (error) => errors.push(error) });
+    disposers.push(() => inbox.close());
+    await inbox.stats(); // creates the file and its table
+    const other = new DatabaseSync(path);
+    other.exec('BEGIN IMMEDIATE');
+    const deliveryId = 'c0c0c0c0-0000-4000-8000-000000000001';
+    const started = performance.now();
+    const refused = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: Date.now(), deliveryId }));
+    expect(refused.status).toBe(503);
+    expect(performance.now() - started).toBeLessThan(3000);
+    other.exec('ROLLBACK');
+    other.close();
+    const accepted = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: Date.now(), deliveryId }));
+    expect(accepted.status).toBe(200);
+    expect((await inbox.entry(deliveryId))?.status).toBe('pending');
+    expect((await inbox.stats()).received).toBe(1);
+    expect(JSON.stringify(errors.map(String))).not.toContain('98765');
+  });
+
+  it('answers 503, never 2xx, when the store throws', async () => {
+    const { manual, clock } = manualClock();
+    const broken = { migrate: async () => {}, insert: async () => { throw new Error('disk full'); }, claim: async () => [] } as unknown as InboxStore;
+    const inbox = createInbox({ secret: SECRET, store: broken, clock });
+    const response = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now() }));
+    expect(response.status).toBe(503);
+  });
+});
+
+describe('inbox.handler.node', () => {
+  async function serve(listener: Parameters<typeof createServer>[1]): Promise<{ url: URL; server: Server }> {
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    disposers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as { port: number };
+    return { url: new URL(`http://127.0.0.1:${port}/webhooks`), server };
+  }
+
+  function post(url: URL, headers: Record<string, string>, chunks: Array<string | Uint8Array>): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(url, { method: 'POST', headers }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      for (const chunk of chunks) request.write(chunk);
+      request.end();
+    });
+  }
+
+  it('stores a genuine delivery over a real socket, and refuses a chunked body over 1 MB with 413', async () => {
+    const { inbox } = sqliteInboxWithRealClock();
+    const { url } = await serve(inbox.handler.node);
+    const genuine = deliveryRequest(orderCreated(), { nowMs: Date.now(), deliveryId: 'd0d0d0d0-0000-4000-8000-000000000001' });
+    const headers = Object.fromEntries(genuine.headers);
+    expect(await post(url, headers, [await genuine.text()])).toEqual({ status: 200, body: 'OK' });
+    expect((await inbox.entry('d0d0d0d0-0000-4000-8000-000000000001'))?.status).toBe('pending');
+
+    const chunks = Array.from({ length: 20 }, () => new Uint8Array(64 * 1024).fill(0x20));
+    const tooLarge = await post(url, { ...headers, 'Transfer-Encoding': 'chunked' }, chunks).catch((error: unknown) => ({ status: -1, body: String(error) }));
+    // node:http may reset the socket while the client still writes; when an answer arrives it is 413.
+    expect([413, -1]).toContain(tooLarge.status);
+    expect((await inbox.stats()).received).toBe(1);
+  });
+
+  function sqliteInboxWithRealClock() {
+    const fixture = sqliteInbox();
+    disposers.push(() => fixture.dispose());
+    return fixture;
+  }
+});
+
+describe('integration-sdk:inbox diagnostics for deliveries', () => {
+  it('publishes one event per delivery with its outcome, and never the body', async () => {
+    const { inbox, manual } = setup();
+    const seen: Array<Record<string, unknown>> = [];
+    const subscriber = { asyncEnd: (context: unknown) => seen.push({ ...(context as Record<string, unknown>) }) };
+    const channel = diagnostics.tracingChannel('integration-sdk:inbox');
+    channel.subscribe(subscriber as never);
+    disposers.push(() => channel.unsubscribe(subscriber as never));
+
+    const deliveryId = 'e0e0e0e0-0000-4000-8000-000000000001';
+    await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId }));
+    await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId }));
+    await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), secret: 'whsec_forged' }));
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    await inbox.handler(new Request(genuine.url, { method: 'POST', headers: genuine.headers, body: new Uint8Array(MAX_BODY_BYTES + 1) }));
+
+    expect(seen.map(({ kind, outcome }) => `${String(kind)}:${String(outcome)}`)).toEqual([
+      'received:stored',
+      'received:duplicate',
+      'received:rejected',
+      'received:too_large',
+    ]);
+    expect(seen[0]).toMatchObject({ event: 'order.created', deliveryId });
+    const published = JSON.stringify(seen);
+    for (const secretOrPersonal of [SECRET, '98765-4321', 'Paulista', 'joao@example.com']) expect(published).not.toContain(secretOrPersonal);
+  });
+});

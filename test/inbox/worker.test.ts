@@ -1,0 +1,310 @@
+import diagnostics from 'node:diagnostics_channel';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+import type { WebhookEvent } from 'integration-sdk/webhooks';
+import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, statusChanged } from './support/inbox-fixture.ts';
+import { tempDir } from './support/temp-dir.ts';
+import { deferred } from '../webhooks/support/deliveries.ts';
+
+const disposers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const dispose of disposers.splice(0).reverse()) await dispose();
+});
+
+function setup(retention?: { days?: number }) {
+  const { clock, manual } = manualClock();
+  const dir = tempDir('inbox-worker');
+  const path = `${dir.path}/inbox.db`;
+  const open = () => createInbox({ secret: SECRET, store: sqliteStore({ path }), clock, random: () => 0.5, retention });
+  const inbox = open();
+  const others: Inbox[] = [];
+  disposers.push(async () => {
+    await inbox.close();
+    for (const other of others) await other.close();
+    dir.remove();
+  });
+  const deliver = async (payload: Parameters<typeof deliveryRequest>[0], deliveryId?: string) => {
+    const response = await inbox.handler(deliveryRequest(payload, { nowMs: manual.now(), deliveryId }));
+    expect(response.status).toBe(200);
+  };
+  const start = (options: StartWorkerOptions, on: Inbox = inbox): InboxWorker => {
+    const worker = on.startWorker({ pollMs: 100, ...options });
+    disposers.push(async () => {
+      let stopped = false;
+      const stopping = worker.stop({ graceMs: 0 }).then(() => (stopped = true));
+      // Past the wait for handlers that ignore their signal.
+      while (!stopped) {
+        manual.advance(1_000);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await stopping;
+    });
+    return worker;
+  };
+  /** Another inbox on the same file: another process, as far as the store can tell. */
+  const another = () => {
+    const other = open();
+    others.push(other);
+    return other;
+  };
+  return { inbox, path, manual, deliver, start, another };
+}
+
+const statusOf = async (inbox: Inbox, id: string) => (await inbox.entry(id))?.status;
+
+describe('inbox.startWorker', () => {
+  it('runs each handler with the parsed event and its context, marks it done, and marks events without a handler done', async () => {
+    const { inbox, deliver, start } = setup();
+    const calls: Array<{ event: WebhookEvent; deliveryId: string; attempt: number }> = [];
+    start({ handlers: { 'order.created': async (event, ctx) => void calls.push({ event, deliveryId: ctx.deliveryId, attempt: ctx.attempt }) } });
+    await deliver(orderCreated('11111111-0000-4000-8000-000000000001'), 'f1f1f1f1-0000-4000-8000-000000000001');
+    await deliver({ event: 'stock.changed', data: { external_id: 'SKU-1' } }, 'f1f1f1f1-0000-4000-8000-000000000002');
+    await deliver({ event: 'webhook.test', data: { webhook_id: 'w1', message: 'hello' } }, 'f1f1f1f1-0000-4000-8000-000000000003');
+    await vi.waitFor(async () => expect((await inbox.stats()).done).toBe(3));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ deliveryId: 'f1f1f1f1-0000-4000-8000-000000000001', attempt: 1 });
+    expect(calls[0]!.event).toMatchObject({ event: 'order.created', data: { order_id: '11111111-0000-4000-8000-000000000001' } });
+  });
+
+  it('keeps a failing entry pending with its error and backoff, retries it, then makes it dead after maxAttempts; retry() brings it back', async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const id = 'f2f2f2f2-0000-4000-8000-000000000001';
+    let fail = true;
+    const attempts: number[] = [];
+    const errors: Array<{ error: unknown; entry: InboxEntry | undefined }> = [];
+    start({
+      handlers: {
+        'order.created': async (_event, ctx) => {
+          attempts.push(ctx.attempt);
+          if (fail) throw new Error('ERP unavailable');
+        },
+      },
+      maxAttempts: 3,
+      retryDelayMs: (attempt) => attempt * 10_000,
+      onError: (error, entry) => errors.push({ error, entry }),
+    });
+    const receivedAt = manual.now();
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect((await inbox.entry(id))?.attempts).toBe(1));
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('pending'));
+    expect(await inbox.entry(id)).toMatchObject({ lastError: 'Error: ERP unavailable', nextAttemptAt: receivedAt + 10_000 });
+    manual.advance(9_900);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(attempts).toEqual([1]);
+    manual.advance(200);
+    await vi.waitFor(() => expect(attempts).toEqual([1, 2]));
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('pending'));
+    manual.advance(20_100);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('dead'));
+    expect(attempts).toEqual([1, 2, 3]);
+    const dead = [];
+    for await (const entry of inbox.entries({ status: 'dead' })) dead.push(entry);
+    expect(dead).toMatchObject([{ id, attempts: 3, lastError: 'Error: ERP unavailable' }]);
+    expect(JSON.stringify(dead)).not.toContain('98765');
+    expect(errors.every(({ entry }) => entry === undefined || !('payload' in entry))).toBe(true);
+
+    fail = false;
+    expect(await inbox.retry(id)).toBe(true);
+    manual.advance(100);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+    expect(attempts).toEqual([1, 2, 3, 1]);
+  });
+
+  it('backs off 1 s doubling to 1 h by default, with ±20 % jitter from the random seam', () => {
+    expect([1, 2, 3, 4].map((attempt) => defaultRetryDelayMs(attempt, () => 0.5))).toEqual([1000, 2000, 4000, 8000]);
+    expect(defaultRetryDelayMs(13, () => 0.5)).toBe(3_600_000);
+    expect(defaultRetryDelayMs(40, () => 0.5)).toBe(3_600_000);
+    expect(defaultRetryDelayMs(1, () => 0)).toBe(800);
+    expect(defaultRetryDelayMs(1, () => 0.999999)).toBe(1200);
+  });
+
+  it('handles a status change that arrived first only after its order.created, and ctx.order() reads the stored order', async () => {
+    const { inbox, deliver, start } = setup();
+    const orderId = '22222222-0000-4000-8000-000000000001';
+    const seen: string[] = [];
+    const orders: unknown[] = [];
+    start({
+      handlers: {
+        'order.created': async (event) => void seen.push(event.event),
+        'order.status_changed': async (event, ctx) => {
+          seen.push(event.event);
+          orders.push(await ctx.order());
+        },
+      },
+      concurrency: 4,
+    });
+    await deliver(statusChanged(orderId), 'f3f3f3f3-0000-4000-8000-000000000001');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toEqual([]);
+    await deliver(orderCreated(orderId), 'f3f3f3f3-0000-4000-8000-000000000002');
+    await vi.waitFor(async () => expect((await inbox.stats()).done).toBe(2));
+    expect(seen).toEqual(['order.created', 'order.status_changed']);
+    expect(orders).toMatchObject([{ order_id: orderId, display_number: ORDER.display_number }]);
+  });
+
+  it('runs a lone status change after orderWaitMs, and ctx.order() reads the order through the client', async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const orderId = '33333333-0000-4000-8000-000000000001';
+    const read: string[] = [];
+    const client = { orders: { get: async (id: string) => (read.push(id), { ...ORDER, order_id: id }) as never } };
+    const orders: unknown[] = [];
+    start({ handlers: { 'order.status_changed': async (_event, ctx) => void orders.push(await ctx.order()) }, client, orderWaitMs: 60_000 });
+    await deliver(statusChanged(orderId), 'f4f4f4f4-0000-4000-8000-000000000001');
+    manual.advance(59_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(orders).toEqual([]);
+    manual.advance(1_100);
+    await vi.waitFor(() => expect(orders).toHaveLength(1));
+    expect(read).toEqual([orderId]);
+    expect(orders[0]).toMatchObject({ order_id: orderId });
+    await vi.waitFor(async () => expect(await statusOf(inbox, 'f4f4f4f4-0000-4000-8000-000000000001')).toBe('done'));
+  });
+
+  it('runs different orders in parallel up to concurrency, and one order one event at a time', async () => {
+    const { inbox, deliver, start } = setup();
+    let running = 0;
+    let most = 0;
+    const release = deferred();
+    const perOrder = new Map<string, number>();
+    let overlapWithinOrder = false;
+    const handler = async (event: WebhookEvent) => {
+      const orderId = (event.data as { order_id: string }).order_id;
+      perOrder.set(orderId, (perOrder.get(orderId) ?? 0) + 1);
+      if (perOrder.get(orderId)! > 1) overlapWithinOrder = true;
+      running += 1;
+      most = Math.max(most, running);
+      await release.promise;
+      running -= 1;
+      perOrder.set(orderId, perOrder.get(orderId)! - 1);
+    };
+    start({ handlers: { 'order.created': handler, 'order.status_changed': handler }, concurrency: 3 });
+    for (let i = 1; i <= 5; i += 1) {
+      const orderId = `44444444-0000-4000-8000-00000000000${i}`;
+      await deliver(orderCreated(orderId));
+      await deliver(statusChanged(orderId));
+    }
+    await vi.waitFor(() => expect(running).toBe(3));
+    release.resolve();
+    await vi.waitFor(async () => expect((await inbox.stats()).done).toBe(10));
+    expect(most).toBe(3);
+    expect(overlapWithinOrder).toBe(false);
+  });
+
+  it('extends the lease while a handler runs, so another worker does not take the entry', async () => {
+    const { inbox, manual, deliver, start, another } = setup();
+    const release = deferred();
+    const runs: string[] = [];
+    start({ handlers: { 'order.created': async () => (runs.push('first'), release.promise) }, leaseMs: 30_000 });
+    await deliver(orderCreated(), 'f5f5f5f5-0000-4000-8000-000000000001');
+    await vi.waitFor(() => expect(runs).toEqual(['first']));
+    start({ handlers: { 'order.created': async () => void runs.push('second') }, leaseMs: 30_000 }, another());
+    for (let step = 0; step < 10; step += 1) {
+      manual.advance(10_000); // the lease is extended every leaseMs / 3
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(runs).toEqual(['first']);
+    release.resolve();
+    await vi.waitFor(async () => expect(await statusOf(inbox, 'f5f5f5f5-0000-4000-8000-000000000001')).toBe('done'));
+    expect(runs).toEqual(['first']);
+  });
+
+  it('takes over an entry whose worker died, once its lease expires, as attempt 2', async () => {
+    const { inbox, path, manual, deliver, start } = setup();
+    const id = 'f6f6f6f6-0000-4000-8000-000000000001';
+    await deliver(orderCreated(), id);
+    // A worker in another process claims it and is killed: nothing extends or finishes its lease.
+    const dead = sqliteStore({ path });
+    disposers.push(() => dead.close());
+    expect(await dead.claim({ workerId: 'killed', now: manual.now(), leaseMs: 30_000, limit: 1, orderWaitMs: 0 })).toHaveLength(1);
+    const attempts: number[] = [];
+    start({ handlers: { 'order.created': async (_event, ctx) => void attempts.push(ctx.attempt) } });
+    manual.advance(29_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(attempts).toEqual([]);
+    manual.advance(1_100);
+    await vi.waitFor(() => expect(attempts).toEqual([2]));
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+  });
+
+  it("aborts a handler's signal when its worker lost the lease (paused past it, and another took the entry)", async () => {
+    const { inbox, path, manual, deliver, start } = setup();
+    const id = 'fafafafa-0000-4000-8000-000000000001';
+    const started = deferred<AbortSignal>();
+    start({ handlers: { 'order.created': (_event, ctx) => (started.resolve(ctx.signal), new Promise(() => {})) }, leaseMs: 30_000 });
+    await deliver(orderCreated(), id);
+    const signal = await started.promise;
+    const other = sqliteStore({ path });
+    disposers.push(() => other.close());
+    expect(await other.claim({ workerId: 'other', now: manual.now() + 31_000, leaseMs: 30_000, limit: 1, orderWaitMs: 0 })).toHaveLength(1);
+    manual.advance(10_000); // the first worker's next extension finds the lease gone
+    await vi.waitFor(() => expect(signal.aborted).toBe(true));
+    expect(await statusOf(inbox, id)).toBe('processing');
+  });
+
+  it('stop() waits for handlers in flight, and aborts their signal after the grace period', async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const started = deferred<AbortSignal>();
+    const worker = start({
+      handlers: {
+        'order.created': (_event, ctx) =>
+          new Promise((_resolve, reject) => {
+            started.resolve(ctx.signal);
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error));
+          }),
+      },
+    });
+    await deliver(orderCreated(), 'f7f7f7f7-0000-4000-8000-000000000001');
+    const signal = await started.promise;
+    let stopped = false;
+    const stopping = worker.stop({ graceMs: 5_000 }).then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stopped).toBe(false);
+    manual.advance(5_000);
+    await stopping;
+    expect(signal.aborted).toBe(true);
+    // Not done: it runs again on the next worker.
+    expect(await statusOf(inbox, 'f7f7f7f7-0000-4000-8000-000000000001')).toBe('pending');
+  });
+
+  it('deletes a done payload after retention.days, keeps its id 7 days for deduplication, then deletes it', async () => {
+    const { inbox, manual, deliver, start } = setup({ days: 1 });
+    const id = 'f8f8f8f8-0000-4000-8000-000000000001';
+    start({ handlers: {} });
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+    manual.advance(86_400_000 + 11 * 60_000);
+    await vi.waitFor(async () => expect((await inbox.entry(id))?.payload).toBe(null));
+    expect((await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: id }))).status).toBe(200);
+    expect((await inbox.entry(id))?.status).toBe('done');
+    manual.advance(6 * 86_400_000 + 11 * 60_000);
+    await vi.waitFor(async () => expect(await inbox.entry(id)).toBeUndefined());
+  });
+
+  it('publishes each handled event on integration-sdk:inbox with its outcome and attempt, without the payload', async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const seen: Array<Record<string, unknown>> = [];
+    const subscriber = { asyncEnd: (context: unknown) => seen.push({ ...(context as Record<string, unknown>) }) };
+    const channel = diagnostics.tracingChannel('integration-sdk:inbox');
+    channel.subscribe(subscriber as never);
+    disposers.push(() => channel.unsubscribe(subscriber as never));
+    let calls = 0;
+    start({
+      handlers: {
+        'order.created': async () => {
+          calls += 1;
+          if (calls === 1) throw new Error('first try fails');
+        },
+      },
+      maxAttempts: 2,
+      retryDelayMs: () => 1000,
+    });
+    await deliver(orderCreated(), 'f9f9f9f9-0000-4000-8000-000000000001');
+    await vi.waitFor(async () => expect((await inbox.entry('f9f9f9f9-0000-4000-8000-000000000001'))?.status).toBe('pending'));
+    manual.advance(1100);
+    await vi.waitFor(async () => expect(await statusOf(inbox, 'f9f9f9f9-0000-4000-8000-000000000001')).toBe('done'));
+    const handled = seen.filter((context) => context.kind === 'handled');
+    expect(handled.map(({ outcome, attempt }) => `${String(outcome)}:${String(attempt)}`)).toEqual(['retry:1', 'done:2']);
+    expect(JSON.stringify(seen)).not.toContain('98765');
+  });
+});
