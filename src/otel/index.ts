@@ -81,3 +81,7 @@ export function instrumentIntegrationSdk(options: InstrumentIntegrationSdkOption
   active = stop;
   return stop;
 }
+
+/** The channels' context types, for subscribing to `node:diagnostics_channel` directly (type-only: loads nothing). */
+export type { AttemptContext, BatchContext, CallContext, InboxContext, ResultCounts } from '../diagnostics.ts';
+export { CHANNEL_NAMES } from '../diagnostics.ts';
