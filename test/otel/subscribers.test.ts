@@ -9,6 +9,7 @@ import { everyRecordedString, instrumentInMemory, type Telemetry } from './helpe
 
 const API_KEY = 'service_live_0123456789abcdefSECRET';
 const PHONE = '+33612345678';
+const WEBHOOK_SECRET = 'whsec_5f2b9c0d8e7a6b4c3d2e1f00';
 const ROUTE = '/catalog/products/batch';
 
 let telemetry: Telemetry;
@@ -184,7 +185,7 @@ describe('metrics', () => {
 });
 
 describe('what is never recorded', () => {
-  it('keeps the key, a phone number and error messages out of every span, event and metric attribute', async () => {
+  it('keeps the key, the webhook secret, a phone number and error messages out of every span, event and metric attribute', async () => {
     telemetry = instrumentInMemory();
     await bulkRun();
     await traceCall('customers.findByPhone', async () => { throw new Error(`no customer ${PHONE} for ${API_KEY}`); }).catch(() => undefined);
@@ -193,9 +194,14 @@ describe('what is never recorded', () => {
       throw new Error(`order of ${PHONE}`);
     }).catch(() => undefined);
 
+    await traceInbox({ kind: 'received', event: 'order.created', deliveryId: 'dlv_03' }, async (context) => {
+      context!.outcome = 'unavailable';
+      throw new Error(`could not store a delivery signed with ${WEBHOOK_SECRET}`);
+    }).catch(() => undefined);
+
     const recorded = everyRecordedString(telemetry.spans(), await telemetry.metrics());
     expect(recorded.length).toBeGreaterThan(50);
-    for (const secret of [API_KEY, PHONE, 'slow down', 'no customer', 'order of']) {
+    for (const secret of [API_KEY, PHONE, WEBHOOK_SECRET, 'slow down', 'no customer', 'order of', 'could not store']) {
       expect(recorded.filter((text) => text.includes(secret))).toEqual([]);
     }
   });
