@@ -1,2 +1,29 @@
-// Entry point; filled in by this stage's work.
-export {};
+/**
+ * `integration-sdk/inbox`: a durable webhook inbox. The receiver verifies each delivery, stores it
+ * under its delivery id and only then answers 2xx; workers in any process sharing the store run each
+ * event at least once, one event of an order at a time, with retries and dead letters. Stores live
+ * in their own entries (`integration-sdk/inbox/sqlite`, `integration-sdk/inbox/postgres`) so that
+ * a driver loads only when imported.
+ */
+export { createInbox, type Inbox, type InboxOptions, type PurgeOptions } from './create-inbox.ts';
+export { MAX_BODY_BYTES, type InboxHandler } from './receive.ts';
+export {
+  defaultRetryDelayMs,
+  type InboxEventHandler,
+  type InboxHandlerContext,
+  type InboxWorker,
+  type OrderReader,
+  type StartWorkerOptions,
+} from './worker.ts';
+export type {
+  ClaimRequest,
+  FailRequest,
+  InboxEntry,
+  InboxEntryStatus,
+  InboxEntryWithPayload,
+  InboxStats,
+  InboxStore,
+  NewInboxEntry,
+  PurgeRequest,
+} from './store.ts';
+export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';

@@ -1,2 +1,306 @@
-// Entry point; filled in by this stage's work.
-export {};
+/**
+ * `integration-sdk/inbox/postgres`: the inbox store on Postgres, for receivers and workers on
+ * several machines. Needs `pg` ≥ 8 (an optional peer dependency, loaded only by this entry).
+ * Claims with `FOR UPDATE SKIP LOCKED`; new entries wake workers with `LISTEN/NOTIFY`, and workers
+ * also poll, so that it works through PgBouncer in transaction mode (where LISTEN does not).
+ */
+import type { Pool, PoolClient, PoolConfig } from 'pg';
+import { ConfigurationError } from '../../errors/integration-error.ts';
+import { statsOf } from '../store.ts';
+import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStore } from '../store.ts';
+
+/** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
+export interface PostgresStoreOptions {
+  connectionString?: string;
+  /** Extra `pg.Pool` settings when the store makes its own pool. */
+  poolConfig?: PoolConfig;
+  /** An existing `pg.Pool`; the store does not end it on `close()`. */
+  pool?: Pool;
+  /** The schema holding the inbox's table, created by `migrate()`. @default 'integration_inbox' */
+  schema?: string;
+  /**
+   * Whether workers hold one connection open with `LISTEN` to wake at once on new entries. Turn it
+   * off behind PgBouncer in transaction mode: workers then find new entries by polling alone.
+   * @default true
+   */
+  listen?: boolean;
+}
+
+interface Row {
+  delivery_id: string;
+  event: string;
+  order_id: string | null;
+  ts: string | number;
+  status: InboxEntryStatus;
+  known: boolean;
+  attempts: number;
+  last_error: string | null;
+  received_at: string | number;
+  next_attempt_at: string | number;
+  finished_at: string | number | null;
+  payload?: string | null;
+}
+
+function toEntry(row: Row): InboxEntry {
+  return {
+    id: row.delivery_id,
+    event: row.event,
+    orderId: row.order_id,
+    ts: Number(row.ts),
+    status: row.status,
+    known: row.known,
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    receivedAt: Number(row.received_at),
+    nextAttemptAt: Number(row.next_attempt_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
+const withPayload = (row: Row): InboxEntryWithPayload => ({ ...toEntry(row), payload: row.payload ?? null });
+
+const COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
+
+async function loadPg(): Promise<typeof import('pg')> {
+  try {
+    const module = (await import('pg')) as typeof import('pg') & { default?: typeof import('pg') };
+    return module.default ?? module;
+  } catch (error) {
+    throw new ConfigurationError('postgresStore needs the `pg` package (>= 8): npm install pg', { cause: error });
+  }
+}
+
+/**
+ * The inbox store on Postgres.
+ *
+ * @example
+ * ```ts
+ * import { createInbox } from 'integration-sdk/inbox';
+ * import { postgresStore } from 'integration-sdk/inbox/postgres';
+ *
+ * const store = postgresStore({ connectionString: process.env.DATABASE_URL, schema: 'integration_inbox' });
+ * await store.migrate(); // or let the inbox create its table on first use
+ * const inbox = createInbox({ secret: process.env.WEBHOOK_SECRET!, store });
+ * ```
+ */
+export function postgresStore(options: PostgresStoreOptions): InboxStore {
+  if (!options || (!options.pool && !options.connectionString && !options.poolConfig)) {
+    throw new ConfigurationError('postgresStore needs { connectionString }, { poolConfig } or { pool }.');
+  }
+  const schema = options.schema ?? 'integration_inbox';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigurationError('postgresStore: schema must be a lowercase SQL identifier (letters, digits, underscores).');
+  }
+  const table = `"${schema}".inbox_entries`;
+  const channel = `${schema}_inbox`;
+  let pool: Promise<Pool> | undefined;
+  const ownsPool = !options.pool;
+  const listeners = new Set<PoolClient>();
+
+  const getPool = () =>
+    (pool ??= options.pool
+      ? Promise.resolve(options.pool)
+      : loadPg().then((pg) => {
+          const created = new pg.Pool({ connectionString: options.connectionString, ...options.poolConfig });
+          // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+          created.on('error', () => {});
+          return created;
+        }));
+
+  async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    const result = await (await getPool()).query(sql, params);
+    return result.rows as R[];
+  }
+
+  let migrated: Promise<void> | undefined;
+  async function migrate(): Promise<void> {
+    migrated ??= (async () => {
+      const client = await (await getPool()).connect();
+      try {
+        await client.query('BEGIN');
+        // Several processes may start at once: one creates, the others wait and find it made.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`integration-sdk-inbox:${schema}`]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+        await client.query(`
+          CREATE TABLE IF NOT EXISTS ${table} (
+            seq BIGSERIAL PRIMARY KEY,
+            delivery_id TEXT NOT NULL UNIQUE,
+            event TEXT NOT NULL,
+            order_id TEXT,
+            ts BIGINT NOT NULL,
+            payload TEXT,
+            known BOOLEAN NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            received_at BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            lease_owner TEXT,
+            lease_until BIGINT,
+            finished_at BIGINT
+          )`);
+        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON ${table} (status, next_attempt_at)`);
+        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
+        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished ON ${table} (status, finished_at)`);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        migrated = undefined;
+        throw error;
+      } finally {
+        client.release();
+      }
+    })();
+    return migrated;
+  }
+
+  const changes = async (sql: string, params: unknown[]) => (await (await getPool()).query(sql, params)).rowCount ?? 0;
+
+  return {
+    migrate,
+
+    async insert(entry) {
+      const rows = await query<{ stored: boolean }>(
+        `WITH inserted AS (
+           INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT (delivery_id) DO NOTHING RETURNING 1
+         )
+         SELECT EXISTS (SELECT 1 FROM inserted) AS stored,
+                CASE WHEN EXISTS (SELECT 1 FROM inserted) THEN pg_notify($8, '') END AS notified`,
+        [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known, entry.receivedAt, channel],
+      );
+      return rows[0]?.stored ? 'stored' : 'duplicate';
+    },
+
+    async claim({ workerId, now, leaseMs, limit, orderWaitMs }) {
+      // The runnable rule of InboxStore.claim. SKIP LOCKED: concurrent claims take different rows.
+      const rows = await query<Row>(
+        `WITH picked AS (
+           SELECT e.seq FROM ${table} e
+           WHERE ((e.status = 'pending' AND e.next_attempt_at <= $1) OR (e.status = 'processing' AND e.lease_until <= $1))
+             AND (e.order_id IS NULL OR (
+               NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.order_id = e.order_id AND p.seq <> e.seq
+                 AND ((p.status IN ('pending', 'processing') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))
+                   OR (p.status = 'processing' AND p.lease_until > $1)))
+               AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
+                 OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
+           ORDER BY e.next_attempt_at, e.seq
+           LIMIT $3
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${table} t SET status = 'processing', lease_owner = $4, lease_until = $5, attempts = t.attempts + 1
+         FROM picked WHERE t.seq = picked.seq
+         RETURNING ${COLUMNS.split(', ').map((column) => `t.${column}`).join(', ')}, t.payload, t.seq`,
+        [now, orderWaitMs, limit, workerId, now + leaseMs],
+      );
+      return rows.sort((a, b) => Number((a as Row & { seq: string }).seq) - Number((b as Row & { seq: string }).seq)).map(withPayload);
+    },
+
+    async extendLease(deliveryId, workerId, leaseUntil) {
+      const count = await changes(`UPDATE ${table} SET lease_until = $1 WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3`, [
+        leaseUntil,
+        deliveryId,
+        workerId,
+      ]);
+      return count === 1;
+    },
+
+    async complete(deliveryId, workerId, now) {
+      const count = await changes(
+        `UPDATE ${table} SET status = 'done', finished_at = $1, lease_owner = NULL, lease_until = NULL, last_error = NULL
+         WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3`,
+        [now, deliveryId, workerId],
+      );
+      return count === 1;
+    },
+
+    async fail(deliveryId, { workerId, error, now, nextAttemptAt }) {
+      const dead = nextAttemptAt === null;
+      const count = await changes(
+        `UPDATE ${table} SET status = $1, last_error = $2, next_attempt_at = $3, finished_at = $4, lease_owner = NULL, lease_until = NULL
+         WHERE delivery_id = $5 AND status = 'processing' AND lease_owner = $6`,
+        [dead ? 'dead' : 'pending', error, nextAttemptAt ?? now, dead ? now : null, deliveryId, workerId],
+      );
+      return count === 1;
+    },
+
+    async orderCreatedPayload(orderId) {
+      const rows = await query<{ payload: string }>(
+        `SELECT payload FROM ${table} WHERE order_id = $1 AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`,
+        [orderId],
+      );
+      return rows[0]?.payload ?? null;
+    },
+
+    async get(deliveryId) {
+      const rows = await query<Row>(`SELECT ${COLUMNS}, payload FROM ${table} WHERE delivery_id = $1`, [deliveryId]);
+      return rows[0] ? withPayload(rows[0]) : undefined;
+    },
+
+    async list({ status, after, limit }) {
+      const rows = await query<Row>(
+        `SELECT ${COLUMNS} FROM ${table}
+         WHERE ($1::text IS NULL OR status = $1)
+           AND ($2::bigint IS NULL OR (received_at, delivery_id) > ($2, $3::text))
+         ORDER BY received_at, delivery_id LIMIT $4`,
+        [status ?? null, after?.receivedAt ?? null, after?.id ?? null, limit],
+      );
+      return rows.map(toEntry);
+    },
+
+    async stats(now) {
+      const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
+      const [oldest] = await query<{ at: string | null }>(`SELECT MIN(received_at) AS at FROM ${table} WHERE status IN ('pending', 'processing')`);
+      return statsOf(counts, oldest?.at ?? null, now);
+    },
+
+    async retry(deliveryId, now) {
+      const count = await changes(
+        `UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $1, finished_at = NULL, last_error = NULL
+         WHERE delivery_id = $2 AND status IN ('done', 'dead')`,
+        [now, deliveryId],
+      );
+      return count === 1;
+    },
+
+    retryDead: (now) =>
+      changes(`UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $1, finished_at = NULL, last_error = NULL WHERE status = 'dead'`, [
+        now,
+      ]),
+
+    purge: ({ status, finishedBefore, what }) =>
+      changes(
+        what === 'entry'
+          ? `DELETE FROM ${table} WHERE status = $1 AND finished_at < $2`
+          : `UPDATE ${table} SET payload = NULL WHERE status = $1 AND finished_at < $2 AND payload IS NOT NULL`,
+        [status, finishedBefore],
+      ),
+
+    async subscribe(listener) {
+      if (options.listen === false) return () => {};
+      let client: PoolClient | undefined;
+      try {
+        client = await (await getPool()).connect();
+        client.on('notification', () => listener());
+        // A lost listening connection only costs the wake-ups: workers keep polling.
+        client.on('error', () => {});
+        await client.query(`LISTEN "${channel}"`);
+      } catch {
+        client?.release(true);
+        return () => {};
+      }
+      const held = client;
+      listeners.add(held);
+      return () => {
+        if (listeners.delete(held)) held.release(true);
+      };
+    },
+
+    async close() {
+      for (const client of listeners) client.release(true);
+      listeners.clear();
+      if (ownsPool && pool) await (await pool).end();
+      pool = undefined;
+    },
+  };
+}

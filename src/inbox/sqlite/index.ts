@@ -1,2 +1,343 @@
-// Entry point; filled in by this stage's work.
-export {};
+/**
+ * `integration-sdk/inbox/sqlite`: the embedded inbox store on `node:sqlite` (Node ≥ 22.13, no
+ * dependency). One file, WAL with `synchronous=FULL` (an answered delivery survives a power cut),
+ * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
+ */
+import { ConfigurationError } from '../../errors/integration-error.ts';
+import type {
+  ClaimRequest,
+  FailRequest,
+  InboxEntry,
+  InboxEntryStatus,
+  InboxEntryWithPayload,
+  InboxStore,
+  NewInboxEntry,
+  PurgeRequest,
+} from '../store.ts';
+import { statsOf } from '../store.ts';
+import { sleep, systemClock } from '../../clock.ts';
+
+/** Options of {@link sqliteStore}. */
+export interface SqliteStoreOptions {
+  /** The database file; created with its tables when missing. */
+  path: string;
+  /**
+   * How long one operation keeps retrying while another connection holds the write lock, in ms.
+   * The retries wait asynchronously, so the event loop keeps serving.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+}
+
+interface Statement {
+  run(...params: unknown[]): { changes: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+interface Database {
+  exec(sql: string): void;
+  prepare(sql: string): Statement;
+  close(): void;
+}
+type DatabaseClass = new (path: string) => Database;
+
+/** `DatabaseSync` on Node 22–25, `Database` on Node 26; a clear error where neither exists. */
+function databaseClass(): DatabaseClass {
+  let sqlite: Record<string, unknown> | undefined;
+  try {
+    sqlite = process.getBuiltinModule?.('node:sqlite') as Record<string, unknown> | undefined;
+  } catch {
+    sqlite = undefined;
+  }
+  const found = sqlite?.DatabaseSync ?? sqlite?.Database;
+  if (typeof found !== 'function') {
+    throw new ConfigurationError(
+      `sqliteStore needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use postgresStore, or upgrade Node.`,
+    );
+  }
+  return found as DatabaseClass;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS inbox_entries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id TEXT NOT NULL UNIQUE,
+  event TEXT NOT NULL,
+  order_id TEXT,
+  ts INTEGER NOT NULL,
+  payload TEXT,
+  known INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  received_at INTEGER NOT NULL,
+  next_attempt_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER,
+  finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON inbox_entries (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS inbox_entries_order ON inbox_entries (order_id, ts, seq);
+CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, finished_at);
+`;
+
+// The runnable rule of InboxStore.claim, in SQL. :now, :orderWaitMs, :limit.
+const CLAIMABLE = `
+SELECT e.seq FROM inbox_entries e
+WHERE ((e.status = 'pending' AND e.next_attempt_at <= :now) OR (e.status = 'processing' AND e.lease_until <= :now))
+  AND (e.order_id IS NULL OR (
+    NOT EXISTS (SELECT 1 FROM inbox_entries p WHERE p.order_id = e.order_id AND p.seq <> e.seq
+      AND ((p.status IN ('pending', 'processing') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))
+        OR (p.status = 'processing' AND p.lease_until > :now)))
+    AND (e.event <> 'order.status_changed' OR e.received_at + :orderWaitMs <= :now
+      OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
+ORDER BY e.next_attempt_at, e.seq
+LIMIT :limit`;
+
+const COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
+
+interface Row {
+  delivery_id: string;
+  event: string;
+  order_id: string | null;
+  ts: number;
+  status: InboxEntryStatus;
+  known: number;
+  attempts: number;
+  last_error: string | null;
+  received_at: number;
+  next_attempt_at: number;
+  finished_at: number | null;
+  payload?: string | null;
+}
+
+function toEntry(row: Row): InboxEntry {
+  return {
+    id: row.delivery_id,
+    event: row.event,
+    orderId: row.order_id,
+    ts: Number(row.ts),
+    status: row.status,
+    known: Boolean(row.known),
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    receivedAt: Number(row.received_at),
+    nextAttemptAt: Number(row.next_attempt_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
+function withPayload(row: Row): InboxEntryWithPayload {
+  return { ...toEntry(row), payload: row.payload ?? null };
+}
+
+function isBusy(error: unknown): boolean {
+  const text = `${(error as { code?: unknown })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
+  return /SQLITE_BUSY|SQLITE_LOCKED|database is locked|database table is locked/i.test(text);
+}
+
+/**
+ * The inbox store on a SQLite file.
+ *
+ * @example
+ * ```ts
+ * import { createInbox } from 'integration-sdk/inbox';
+ * import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+ *
+ * const inbox = createInbox({ secret: process.env.WEBHOOK_SECRET!, store: sqliteStore({ path: './integration-inbox.db' }) });
+ * ```
+ */
+export function sqliteStore(options: SqliteStoreOptions): InboxStore {
+  if (typeof options?.path !== 'string' || options.path === '') {
+    throw new ConfigurationError('sqliteStore needs { path }: the database file.');
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  let db: Database | undefined;
+  let closed = false;
+
+  function open(): Database {
+    if (closed) throw new ConfigurationError('This inbox store is closed.');
+    if (db) return db;
+    const Database = databaseClass();
+    const opened = new Database(options.path);
+    // A short driver-level wait; longer waits happen below, asynchronously.
+    opened.exec('PRAGMA busy_timeout = 20');
+    db = opened;
+    return opened;
+  }
+
+  // node:sqlite is synchronous: a lock held by another process is waited for here, in short async
+  // steps, so that a receiver keeps answering other requests (and can answer 503 in time).
+  async function attempt<T>(operation: (db: Database) => T): Promise<T> {
+    const deadline = systemClock.now() + busyTimeoutMs;
+    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+      try {
+        return operation(open());
+      } catch (error) {
+        if (!isBusy(error) || systemClock.now() >= deadline) throw error;
+      }
+      await sleep(systemClock, wait);
+    }
+  }
+
+  function transaction<T>(database: Database, body: () => T): T {
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      const result = body();
+      database.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        database.exec('ROLLBACK');
+      } catch {
+        // Nothing began, or SQLite already rolled back.
+      }
+      throw error;
+    }
+  }
+
+  let migrated = false;
+  async function migrate(): Promise<void> {
+    if (migrated) return;
+    await attempt((database) => {
+      database.exec('PRAGMA journal_mode = WAL');
+      database.exec('PRAGMA synchronous = FULL');
+      database.exec(SCHEMA);
+    });
+    migrated = true;
+  }
+  async function run<T>(operation: (db: Database) => T): Promise<T> {
+    await migrate();
+    return attempt(operation);
+  }
+
+  return {
+    migrate,
+
+    insert: (entry: NewInboxEntry) =>
+      run((database) => {
+        const result = database
+          .prepare(
+            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+          )
+          .run(entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, entry.receivedAt, entry.receivedAt);
+        return Number(result.changes) === 1 ? 'stored' : 'duplicate';
+      }),
+
+    claim: (request: ClaimRequest) =>
+      run((database) =>
+        transaction(database, () => {
+          const seqs = database
+            .prepare(CLAIMABLE)
+            .all({ now: request.now, orderWaitMs: request.orderWaitMs, limit: request.limit }) as { seq: number }[];
+          const update = database.prepare(
+            `UPDATE inbox_entries SET status = 'processing', lease_owner = ?, lease_until = ?, attempts = attempts + 1
+             WHERE seq = ? RETURNING ${COLUMNS}, payload`,
+          );
+          return seqs.map(({ seq }) => withPayload(update.get(request.workerId, request.now + request.leaseMs, seq) as Row));
+        }),
+      ),
+
+    extendLease: (deliveryId, workerId, leaseUntil) =>
+      run((database) => {
+        const result = database
+          .prepare(`UPDATE inbox_entries SET lease_until = ? WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`)
+          .run(leaseUntil, deliveryId, workerId);
+        return Number(result.changes) === 1;
+      }),
+
+    complete: (deliveryId, workerId, now) =>
+      run((database) => {
+        const result = database
+          .prepare(
+            `UPDATE inbox_entries SET status = 'done', finished_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
+             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`,
+          )
+          .run(now, deliveryId, workerId);
+        return Number(result.changes) === 1;
+      }),
+
+    fail: (deliveryId, request: FailRequest) =>
+      run((database) => {
+        const dead = request.nextAttemptAt === null;
+        const result = database
+          .prepare(
+            `UPDATE inbox_entries SET status = ?, last_error = ?, next_attempt_at = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL
+             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`,
+          )
+          .run(dead ? 'dead' : 'pending', request.error, request.nextAttemptAt ?? request.now, dead ? request.now : null, deliveryId, request.workerId);
+        return Number(result.changes) === 1;
+      }),
+
+    orderCreatedPayload: (orderId) =>
+      run((database) => {
+        const row = database
+          .prepare(`SELECT payload FROM inbox_entries WHERE order_id = ? AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`)
+          .get(orderId) as { payload: string } | undefined;
+        return row?.payload ?? null;
+      }),
+
+    get: (deliveryId) =>
+      run((database) => {
+        const row = database.prepare(`SELECT ${COLUMNS}, payload FROM inbox_entries WHERE delivery_id = ?`).get(deliveryId) as Row | undefined;
+        return row ? withPayload(row) : undefined;
+      }),
+
+    list: ({ status, after, limit }) =>
+      run((database) => {
+        const rows = database
+          .prepare(
+            `SELECT ${COLUMNS} FROM inbox_entries
+             WHERE (:status IS NULL OR status = :status)
+               AND (:afterAt IS NULL OR received_at > :afterAt OR (received_at = :afterAt AND delivery_id > :afterId))
+             ORDER BY received_at, delivery_id LIMIT :limit`,
+          )
+          .all({ status: status ?? null, afterAt: after?.receivedAt ?? null, afterId: after?.id ?? null, limit }) as Row[];
+        return rows.map(toEntry);
+      }),
+
+    stats: (now) =>
+      run((database) => {
+        const counts = database.prepare(`SELECT status, COUNT(*) AS n FROM inbox_entries GROUP BY status`).all() as { status: string; n: number }[];
+        const oldest = database
+          .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE status IN ('pending', 'processing')`)
+          .get() as { at: number | null };
+        return statsOf(counts, oldest.at, now);
+      }),
+
+    retry: (deliveryId, now) =>
+      run((database) => {
+        const result = database
+          .prepare(
+            `UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL
+             WHERE delivery_id = ? AND status IN ('done', 'dead')`,
+          )
+          .run(now, deliveryId);
+        return Number(result.changes) === 1;
+      }),
+
+    retryDead: (now) =>
+      run((database) => {
+        const result = database
+          .prepare(`UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL WHERE status = 'dead'`)
+          .run(now);
+        return Number(result.changes);
+      }),
+
+    purge: (request: PurgeRequest) =>
+      run((database) => {
+        const sql =
+          request.what === 'entry'
+            ? `DELETE FROM inbox_entries WHERE status = ? AND finished_at < ?`
+            : `UPDATE inbox_entries SET payload = NULL WHERE status = ? AND finished_at < ? AND payload IS NOT NULL`;
+        return Number(database.prepare(sql).run(request.status, request.finishedBefore).changes);
+      }),
+
+    async close() {
+      closed = true;
+      db?.close();
+      db = undefined;
+    },
+  };
+}

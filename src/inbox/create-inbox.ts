@@ -1,0 +1,204 @@
+import { systemClock, type Clock } from '../clock.ts';
+import { ConfigurationError } from '../errors/integration-error.ts';
+import { InvalidInputError } from '../errors/invalid-input-error.ts';
+import type { WebhookSecret } from '../webhooks/secrets.ts';
+import { createInboxHandler, type InboxHandler } from './receive.ts';
+import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore } from './store.ts';
+import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
+
+const DAY = 86_400_000;
+/** Delivery ids outlive the service's retry window (about 14 h 35 min) by a wide margin. */
+const MIN_ID_DAYS = 7;
+
+/** Options of {@link createInbox}. */
+export interface InboxOptions {
+  /** The endpoint's `whsec_` secret, or several while rotating. */
+  secret: WebhookSecret;
+  store: InboxStore;
+  /** How far `X-Service-Timestamp` may be from now, in seconds. @default 300 */
+  toleranceSeconds?: number;
+  /**
+   * `done` entries lose their payload (personal data) `days` after they finished (default 7);
+   * their row, and so their delivery id, is deleted after `max(days, 7)` days.
+   */
+  retention?: { days?: number };
+  /** How long the receiver waits for the store before answering 503, in ms. @default 3000 */
+  storeTimeoutMs?: number;
+  /** Told about deliveries refused and store errors (never with a payload). */
+  onError?: (error: unknown) => void;
+  /** Time and timers; for tests. @default the system clock */
+  clock?: Clock;
+  /** Jitter source in [0, 1); for tests. @default Math.random */
+  random?: () => number;
+}
+
+/** What `inbox.purge` deletes. */
+export interface PurgeOptions {
+  status: 'done' | 'dead';
+  /** Entries finished more than this many days ago. @default 0 (all) */
+  olderThanDays?: number;
+}
+
+/** A durable inbox: {@link createInbox}. */
+export interface Inbox {
+  /** Verifies, stores, answers: `POST` deliveries only. A Fetch handler with `.node` for node:http / Express. */
+  readonly handler: InboxHandler;
+  /** Starts a worker on this store (in this process; any other process can start its own). */
+  startWorker(options: StartWorkerOptions): InboxWorker;
+  stats(): Promise<InboxStats>;
+  /** Entries oldest first, without their payloads. */
+  entries(filter?: { status?: InboxEntryStatus }): AsyncIterable<InboxEntry>;
+  /** One entry with its payload (personal data), by delivery id. */
+  entry(deliveryId: string): Promise<InboxEntryWithPayload | undefined>;
+  /** A `dead` (or `done`) entry back to `pending`, attempts from 0; `false` when there is no such entry. */
+  retry(deliveryId: string): Promise<boolean>;
+  /** Every `dead` entry back to `pending`; returns how many. */
+  retryDead(): Promise<number>;
+  /** Deletes finished entries; returns how many. */
+  purge(options: PurgeOptions): Promise<number>;
+  /** Stops this process's workers (waiting for their handlers) and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * A durable webhook inbox: the receiver answers 2xx only once a delivery is stored, deduplicated by
+ * delivery id; workers in any process sharing the store run each event at least once, one event of
+ * an order at a time, with retries, then `dead`.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createInbox } from 'integration-sdk/inbox';
+ * import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+ *
+ * const inbox = createInbox({ secret: process.env.WEBHOOK_SECRET!, store: sqliteStore({ path: './integration-inbox.db' }) });
+ * express().post('/webhooks/integration', inbox.handler.node).listen(3000);
+ * const worker = inbox.startWorker({
+ *   handlers: { 'order.created': async (event) => saveOrder(event.data) },
+ *   concurrency: 4,
+ * });
+ * process.on('SIGTERM', () => void inbox.close());
+ * ```
+ */
+export function createInbox(options: InboxOptions): Inbox {
+  const { store } = options ?? {};
+  if (!store || typeof store.insert !== 'function' || typeof store.claim !== 'function') {
+    throw new ConfigurationError('createInbox needs { store }: sqliteStore(...) from integration-sdk/inbox/sqlite, postgresStore(...) from integration-sdk/inbox/postgres, or your own InboxStore.');
+  }
+  const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
+  if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) {
+    throw new ConfigurationError('createInbox needs { secret }: the endpoint secret (a non-empty string, or an array of them while rotating).');
+  }
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const retentionDays = options.retention?.days ?? 7;
+  if (!Number.isFinite(retentionDays) || retentionDays < 0) throw new ConfigurationError('createInbox: retention.days must be zero or more.');
+
+  let migration: Promise<void> | undefined;
+  const ready = () => (migration ??= store.migrate().catch((error: unknown) => {
+    migration = undefined;
+    throw error;
+  }));
+  const localListeners = new Set<() => void>();
+  const workers = new Set<InboxWorker>();
+  let nextRetentionAt = 0;
+
+  async function applyRetention(): Promise<void> {
+    const now = clock.now();
+    if (now < nextRetentionAt) return;
+    nextRetentionAt = now + 10 * 60_000;
+    await store.purge({ status: 'done', finishedBefore: now - retentionDays * DAY, what: 'payload' });
+    await store.purge({ status: 'done', finishedBefore: now - Math.max(retentionDays, MIN_ID_DAYS) * DAY, what: 'entry' });
+  }
+
+  const readyStore: InboxStore = {
+    ...store,
+    insert: async (entry) => {
+      await ready();
+      return store.insert(entry);
+    },
+  };
+
+  return {
+    handler: createInboxHandler({
+      store: readyStore,
+      secret: options.secret,
+      toleranceSeconds: options.toleranceSeconds,
+      storeTimeoutMs: options.storeTimeoutMs ?? 3000,
+      clock,
+      onStored: () => {
+        for (const listener of localListeners) listener();
+      },
+      onError: options.onError,
+    }),
+
+    startWorker(workerOptions) {
+      const worker = startWorker(
+        {
+          store,
+          clock,
+          random,
+          ready,
+          retention: applyRetention,
+          onLocalStored: (listener) => {
+            localListeners.add(listener);
+            return () => localListeners.delete(listener);
+          },
+        },
+        workerOptions,
+      );
+      workers.add(worker);
+      return {
+        async stop(stopOptions) {
+          await worker.stop(stopOptions);
+          workers.delete(worker);
+        },
+      };
+    },
+
+    async stats() {
+      await ready();
+      return store.stats(clock.now());
+    },
+
+    async *entries(filter = {}) {
+      await ready();
+      let after: { receivedAt: number; id: string } | undefined;
+      for (;;) {
+        const page = await store.list({ status: filter.status, after, limit: 200 });
+        yield* page;
+        if (page.length < 200) return;
+        const last = page[page.length - 1]!;
+        after = { receivedAt: last.receivedAt, id: last.id };
+      }
+    },
+
+    async entry(deliveryId) {
+      await ready();
+      return store.get(deliveryId);
+    },
+
+    async retry(deliveryId) {
+      if (typeof deliveryId !== 'string' || deliveryId === '') throw new InvalidInputError([{ path: 'deliveryId', message: 'a delivery id is required' }]);
+      await ready();
+      return store.retry(deliveryId, clock.now());
+    },
+
+    async retryDead() {
+      await ready();
+      return store.retryDead(clock.now());
+    },
+
+    async purge({ status, olderThanDays = 0 } = {} as PurgeOptions) {
+      if (status !== 'done' && status !== 'dead') throw new InvalidInputError([{ path: 'status', message: "must be 'done' or 'dead'" }]);
+      if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new InvalidInputError([{ path: 'olderThanDays', message: 'must be zero or more' }]);
+      await ready();
+      return store.purge({ status, finishedBefore: clock.now() - olderThanDays * DAY, what: 'entry' });
+    },
+
+    async close() {
+      await Promise.all([...workers].map((worker) => worker.stop()));
+      await store.close();
+    },
+  };
+}

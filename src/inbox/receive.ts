@@ -1,0 +1,228 @@
+import { WebhookVerificationError } from '../errors/webhook-verification-error.ts';
+import { traceInbox } from '../diagnostics.ts';
+import type { Clock } from '../clock.ts';
+import { isKnownEventName } from '../schemas/events.ts';
+import { verifyWebhook } from '../webhooks/verify-webhook.ts';
+import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
+import type { WebhookHeaders } from '../webhooks/read-header.ts';
+import type { WebhookSecret } from '../webhooks/secrets.ts';
+import type { InboxStore } from './store.ts';
+
+/** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The receiving side: a Fetch handler, with `.node` for node:http and Express. */
+export interface InboxHandler {
+  (request: Request): Promise<Response>;
+  /** The same rules as a node:http / Express listener `(req, res)`. */
+  node: (req: NodeRequestLike, res: NodeResponseLike) => void;
+}
+
+export interface ReceiveOptions {
+  store: InboxStore;
+  secret: WebhookSecret;
+  toleranceSeconds: number | undefined;
+  storeTimeoutMs: number;
+  clock: Clock;
+  /** Told after each delivery stored, so that a worker in this process wakes at once. */
+  onStored: () => void;
+  onError: ((error: unknown) => void) | undefined;
+}
+
+type Outcome = 'stored' | 'duplicate' | 'rejected' | 'too_large' | 'unavailable';
+
+interface Answer {
+  status: number;
+  body: string;
+  outcome?: Outcome;
+}
+
+class TooLarge extends Error {}
+
+interface Incoming {
+  method: string | undefined;
+  headers: WebhookHeaders;
+  /** Declared `Content-Length`, if any. */
+  declaredLength: number | undefined;
+  /** Reads at most MAX_BODY_BYTES, else throws TooLarge. */
+  readBody(): Promise<Uint8Array>;
+}
+
+/** Verify, store durably, then answer: the inbox's version of the spec 6.3 receiver rules. */
+export function createInboxHandler(options: ReceiveOptions): InboxHandler {
+  const answer = (incoming: Incoming) =>
+    traceInbox({ kind: 'received' }, async (context) => {
+      const result = await answerDelivery(incoming, options, context);
+      if (context && result.outcome) context.outcome = result.outcome;
+      return result;
+    });
+
+  const handler = (async (request: Request) => {
+    const result = await answer({
+      method: request.method,
+      headers: request.headers,
+      declaredLength: lengthOf(request.headers.get('content-length')),
+      readBody: () => readWebStream(request.body),
+    });
+    if (result.status === 413) void request.body?.cancel().catch(() => {});
+    return new Response(result.body, { status: result.status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  }) as InboxHandler;
+
+  handler.node = (req, res) => {
+    void answer({
+      method: req.method,
+      headers: req.headers,
+      declaredLength: lengthOf(headerValue(req.headers['content-length'])),
+      readBody: () => readNodeBody(req),
+    })
+      .then((result) => {
+        res.statusCode = result.status;
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        // An unread body must not be drained by node:http: close the connection after answering.
+        if (result.status === 413) res.setHeader('Connection', 'close');
+        res.end(result.body);
+      })
+      .catch((error: unknown) => report(options, error));
+  };
+  return handler;
+}
+
+async function answerDelivery(incoming: Incoming, options: ReceiveOptions, context: { event?: string; deliveryId?: string } | undefined): Promise<Answer> {
+  if (incoming.method?.toUpperCase() !== 'POST') return { status: 405, body: 'Method Not Allowed' };
+  if (incoming.declaredLength !== undefined && incoming.declaredLength > MAX_BODY_BYTES) {
+    return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
+  }
+  let body: Uint8Array;
+  try {
+    body = await incoming.readBody();
+  } catch (error) {
+    if (error instanceof TooLarge) return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
+    report(options, error);
+    return { status: 400, body: 'body could not be read', outcome: 'rejected' };
+  }
+  let event;
+  try {
+    event = verifyWebhook(body, incoming.headers, options.secret, {
+      toleranceSeconds: options.toleranceSeconds,
+      now: options.clock.now(),
+    });
+  } catch (error) {
+    report(options, error);
+    if (error instanceof WebhookVerificationError) return { status: 400, body: error.reason, outcome: 'rejected' };
+    throw error;
+  }
+  if (context) {
+    context.event = event.event;
+    context.deliveryId = event.delivery_id;
+  }
+  const data = event.data as { order_id?: unknown } | null;
+  const orderId = typeof data === 'object' && data !== null && typeof data.order_id === 'string' ? data.order_id : null;
+  try {
+    const result = await withinTime(
+      options.store.insert({
+        deliveryId: event.delivery_id,
+        event: event.event,
+        orderId,
+        ts: event.ts,
+        payload: new TextDecoder().decode(body),
+        known: isKnownEventName(event.event),
+        receivedAt: options.clock.now(),
+      }),
+      options.storeTimeoutMs,
+      options.clock,
+    );
+    if (result === 'stored') options.onStored();
+    return { status: 200, body: result === 'stored' ? 'OK' : 'duplicate', outcome: result };
+  } catch (error) {
+    report(options, error);
+    // Never 2xx without the row: the service retries on its schedule (spec 6.4).
+    return { status: 503, body: 'inbox store unavailable', outcome: 'unavailable' };
+  }
+}
+
+class StoreTimeout extends Error {
+  constructor(ms: number) {
+    super(`The inbox store did not write the delivery within ${ms} ms.`);
+    this.name = 'StoreTimeout';
+  }
+}
+
+function withinTime<T>(promise: Promise<T>, ms: number, clock: Clock): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const cancel = clock.setTimeout(() => reject(new StoreTimeout(ms)), ms);
+    promise.then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
+}
+
+function report(options: ReceiveOptions, error: unknown): void {
+  try {
+    options.onError?.(error);
+  } catch {
+    // A failing logger must not change the answer.
+  }
+}
+
+function lengthOf(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const length = Number(value);
+  return Number.isFinite(length) ? length : undefined;
+}
+
+function headerValue(value: string | readonly string[] | undefined): string | undefined {
+  return typeof value === 'string' || value === undefined ? value : value[0];
+}
+
+function join(chunks: Uint8Array[], total: number): Uint8Array {
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+async function readWebStream(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (!stream) return new Uint8Array();
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return join(chunks, total);
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new TooLarge();
+    }
+    chunks.push(value);
+  }
+}
+
+async function readNodeBody(req: NodeRequestLike): Promise<Uint8Array> {
+  const body = (req as { body?: unknown }).body;
+  // express.raw / express.text already read it.
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > MAX_BODY_BYTES) throw new TooLarge();
+    return body;
+  }
+  if (typeof body === 'string') return readWebStream(new Blob([body]).stream());
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of req as AsyncIterable<Uint8Array | string>) {
+    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+    total += bytes.byteLength;
+    if (total > MAX_BODY_BYTES) throw new TooLarge();
+    chunks.push(bytes);
+  }
+  return join(chunks, total);
+}

