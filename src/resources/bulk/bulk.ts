@@ -1,16 +1,13 @@
 // The two ways to run a bulk write, shared by `catalog` and `stock`: collect everything into one
 // result, or stream one window at a time.
-import type { Requester } from '../../transport/types.ts';
-import { bulkOperationError } from './failure.ts';
-import { mergeWindows, toWindowResult, type MergedResult, type WindowResult } from './merge.ts';
+import { currentCall, traceBatch, type ResultCounts } from '../../diagnostics.ts';
+import type { CallOptions, Requester } from '../../transport/types.ts';
 import { resolveBulkOptions, type BulkSettings } from './options.ts';
-import { ProgressTracker, type ProgressOf } from './progress.ts';
+import { bulkOperationError, mergeWindows, ProgressTracker, summarize, toWindowResult, windowResults, type MergedResult, type ProgressOf, type WindowResult } from './results.ts';
 import type { BulkRoute, ItemResultShape } from './route.ts';
 import { RunFailure, runWindows, type SettledWindow } from './run.ts';
-import { sendWindow, settleUnsent } from './send.ts';
 import type { BulkInput, BulkOptions } from './types.ts';
-import { WindowBuilder } from './window.ts';
-import { checkInput, openWindows } from './window-source.ts';
+import { checkInput, openWindows, WindowBuilder, type Window } from './windowing.ts';
 
 async function* settledWindows<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
@@ -21,9 +18,17 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
   const { signal } = settings.call;
   const source = openWindows(items, new WindowBuilder(route.rules, settings.batchSize), signal);
   const progress = new ProgressTracker(route, source, settings.onProgress);
+  // The call traced around this run learns its batch count as soon as it is known: at once for an
+  // array, at the end of the input for a stream.
+  const call = currentCall();
+  if (call && source.batchesTotal !== undefined) call.batches = source.batchesTotal;
+  let batchesStarted = 0;
   const windows = runWindows({
     source,
-    send: (window) => sendWindow(route, requester, window, settings.call),
+    send: (window) => {
+      const index = batchesStarted++;
+      return traceBatch(index, window.batch.length, () => sendWindow(route, requester, window, settings.call), (settled) => batchCounts(route, settled));
+    },
     settleUnsent: (window) => settleUnsent(route, window),
     concurrency: settings.concurrency,
     signal,
@@ -32,6 +37,13 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
     progress.record(settled);
     yield settled;
   }
+  if (call) call.batches = batchesStarted;
+}
+
+/** The summary counts of the items a batch sent (not of those rejected before sending): no ids. */
+function batchCounts<Result extends ItemResultShape, Summary extends object>(route: BulkRoute<Result, Summary>, settled: SettledWindow<Result>): ResultCounts {
+  const rejected = new Set(settled.window.rejected.map((result) => result.index));
+  return summarize(route, settled.results.filter((result) => !rejected.has(result.index))) as ResultCounts;
 }
 
 /**
@@ -76,4 +88,33 @@ export function streamBulk<Result extends ItemResultShape, Summary extends objec
       throw bulkOperationError(route, error, mergeWindows(route, error.later as SettledWindow<Result>[]), 'not-yielded');
     }
   })();
+}
+
+/**
+ * One request for a window's batch. `retry: 'safe'`: both routes write absolute values, so a
+ * repeat cannot act twice. The caller's per-call options go to every batch's request.
+ */
+export async function sendWindow<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  requester: Requester,
+  window: Window<Result>,
+  call: CallOptions,
+): Promise<SettledWindow<Result>> {
+  const answer = await requester.send({
+    method: route.method,
+    path: route.path,
+    body: { items: window.batch },
+    schema: route.schema,
+    retry: 'safe',
+    options: call,
+  });
+  return { window, sync_id: answer.sync_id, results: windowResults(route, window, answer) };
+}
+
+/** A window whose items were all rejected locally: no request, `sync_id: null`. */
+export function settleUnsent<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  window: Window<Result>,
+): SettledWindow<Result> {
+  return { window, sync_id: null, results: windowResults(route, window, undefined) };
 }

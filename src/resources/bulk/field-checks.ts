@@ -1,11 +1,11 @@
 // Small checks shared by the item rules. Each returns why a value is provably invalid, naming where
 // it is (`stores[1].stock_quantity`) and never echoing text values: an item may hold personal data.
-import { decimalPlaces } from './decimals.ts';
 
 /** Why a value is invalid, or `undefined` when it passes. */
 export type Problem = string | undefined;
 
-const MAX_DEPTH = 64;
+/** Deeper than this, an item is refused rather than risk the stack (no real product nests so). */
+const MAX_DEPTH = 1000;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -107,50 +107,91 @@ export function checkOptionalBoolean(value: unknown, path: string): Problem {
   return `${path} must be a boolean, got ${kindOf(value)}`;
 }
 
+/** An item as it will be sent: a plain copy, or why it cannot be sent as JSON. */
+export type Checked = { ok: true; value: unknown } | { ok: false; problem: string };
+
+const dateToISOString = Date.prototype.toISOString;
+
 /**
- * A NaN or ±Infinity anywhere in the item, fields the SDK does not know included: JSON would
- * silently send it as null.
+ * A plain copy of an item (own enumerable string-keyed fields, read once), so that what is checked
+ * is exactly what is sent: no `toJSON` (own or inherited, at any depth) and no getter runs again
+ * at send time. What JSON cannot carry faithfully makes the item invalid instead of failing its
+ * whole batch or being sent changed: a cycle, a BigInt, a NaN or ±Infinity (JSON writes null), a
+ * function or symbol inside an array (JSON writes null). A `Date` becomes its ISO string, as JSON
+ * would write it; in an object, `undefined`, functions and symbols are left out, as JSON does.
  */
-export function findNonFinite(value: unknown, path: string, depth = 0): Problem {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : nonFinite(value, path);
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const problem = findNonFinite(value[i], `${path}[${i}]`, depth + 1);
-      if (problem) return problem;
+export function plainCopy(item: unknown): Checked {
+  const ancestors = new Set<object>();
+  let problem: string | undefined;
+  const copy = (value: unknown, path: string): unknown => {
+    if (ancestors.size > MAX_DEPTH) {
+      problem = `${path} is nested more than ${MAX_DEPTH} levels deep`;
+      return undefined;
     }
-    return undefined;
-  }
-  for (const [key, field] of Object.entries(value)) {
-    const problem = findNonFinite(field, path ? `${path}.${key}` : key, depth + 1);
-    if (problem) return problem;
-  }
-  return undefined;
+    switch (typeof value) {
+      case 'number':
+        if (!Number.isFinite(value)) problem = nonFinite(value, path || 'the item');
+        return value;
+      case 'bigint':
+        problem = `${path || 'the item'} is a bigint, which JSON cannot carry`;
+        return undefined;
+      case 'object':
+        break;
+      default:
+        return value;
+    }
+    if (value === null) return null;
+    if (value instanceof Date) {
+      const time = value.getTime();
+      if (Number.isNaN(time)) problem = `${path || 'the item'} is an invalid Date, which JSON would send as null`;
+      return Number.isNaN(time) ? undefined : dateToISOString.call(value);
+    }
+    if (ancestors.has(value)) {
+      problem = `${path || 'the item'} refers back to itself (a cycle), which JSON cannot carry`;
+      return undefined;
+    }
+    ancestors.add(value);
+    let result: unknown;
+    if (Array.isArray(value)) {
+      const out: unknown[] = new Array(value.length);
+      for (let i = 0; i < value.length && problem === undefined; i += 1) {
+        const element: unknown = value[i];
+        if (element === undefined || typeof element === 'function' || typeof element === 'symbol') {
+          problem = `${path}[${i}] is ${kindOf(element)}, which JSON would send as null`;
+        } else {
+          out[i] = copy(element, `${path}[${i}]`);
+        }
+      }
+      result = out;
+    } else {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        if (problem !== undefined) break;
+        const field: unknown = (value as Record<string, unknown>)[key];
+        if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
+        // defineProperty, not assignment: a `__proto__` key stays a plain field.
+        Object.defineProperty(out, key, { value: copy(field, path ? `${path}.${key}` : key), enumerable: true, writable: true, configurable: true });
+      }
+      result = out;
+    }
+    ancestors.delete(value);
+    return result;
+  };
+  const value = copy(item, '');
+  return problem === undefined ? { ok: true, value } : { ok: false, problem };
 }
 
 /**
- * Whether {@link findNonFinite} could find anything, without building a path or an entry array:
- * the common answer, no, costs one walk of the item's own values. It may answer yes for a value
- * `findNonFinite` does not visit (an inherited enumerable property): the caller then asks
- * `findNonFinite`, which has the last word.
+ * Decimal places of a number as JSON will carry it: counted on the shortest string that reads back
+ * as the same number (what `String` and `JSON.stringify` write), exponent forms included.
+ * `0.1 + 0.2` has 17 (`0.30000000000000004`), `1e-7` has 7, `1.5e21` has 0.
  */
-export function mayHoldNonFinite(value: unknown, depth = 0): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value);
-  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) if (mayHoldNonFinite(value[i], depth + 1)) return true;
-    return false;
-  }
-  const record = value as Record<string, unknown>;
-  // for…in visits every own enumerable key that Object.entries does (and inherited ones too).
-  for (const key in record) {
-    const field = record[key];
-    if (typeof field === 'number' ? !Number.isFinite(field) : mayHoldNonFinite(field, depth + 1)) return true;
-  }
-  return false;
-}
-
-/** {@link findNonFinite} of a whole item, at the cost of {@link mayHoldNonFinite} when it finds nothing. */
-export function itemNonFinite(item: Record<string, unknown>): Problem {
-  return mayHoldNonFinite(item) ? findNonFinite(item, '') : undefined;
+export function decimalPlaces(value: number): number {
+  if (Number.isInteger(value)) return 0; // written without a fraction (or as 1e+21: none either)
+  const text = String(Math.abs(value));
+  const e = text.indexOf('e');
+  const mantissaEnd = e === -1 ? text.length : e;
+  const dot = text.indexOf('.');
+  const fraction = dot === -1 || dot > mantissaEnd ? 0 : mantissaEnd - dot - 1;
+  return Math.max(0, fraction - (e === -1 ? 0 : Number(text.slice(e + 1))));
 }

@@ -12,7 +12,6 @@ import {
   checkUuid,
   isRecord,
   isUuid,
-  itemNonFinite,
   kindOf,
   type Problem,
 } from './field-checks.ts';
@@ -58,9 +57,7 @@ export function productProblem(item: unknown): Problem {
     checkPrice(item.price, 'price') ??
     checkNullableString(item.gtin, 'gtin') ??
     checkNullableString(item.category, 'category') ??
-    storesProblem(item.stores) ??
-    // Known fields have passed: a NaN or ±Infinity can only be in a field the SDK does not know.
-    itemNonFinite(item)
+    storesProblem(item.stores)
   );
 }
 

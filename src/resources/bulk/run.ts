@@ -1,9 +1,8 @@
 // The batching engine: keeps up to `concurrency` batches in flight, hands windows back strictly in
 // input order, and on a failure starts nothing new, lets what is in flight settle, and reports.
-import { abortable } from './abort.ts';
+import { raceAbort } from '../../clock.ts';
 import type { ItemResultShape } from './route.ts';
-import type { Window } from './window.ts';
-import type { WindowSource } from './window-source.ts';
+import type { Window, WindowSource } from './windowing.ts';
 
 /** A window whose batch the service answered (or that had none to send). */
 export interface SettledWindow<Result> {
@@ -164,4 +163,12 @@ function failureOf<Result>(failed: Slot<Result>, rest: Slot<Result>[]): RunFailu
     later,
     alsoFailed,
   });
+}
+
+/**
+ * Waits for `promise`, but rejects with the signal's reason as soon as it is aborted: an abort
+ * must not wait for a batch or an input that is slow to notice it.
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return signal ? raceAbort(promise, signal) : promise;
 }

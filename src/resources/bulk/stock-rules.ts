@@ -9,7 +9,6 @@ import {
   checkStockQuantity,
   checkUuid,
   isRecord,
-  itemNonFinite,
   kindOf,
   type Problem,
 } from './field-checks.ts';
@@ -30,8 +29,7 @@ export function stockProblem(item: unknown): Problem {
     checkStockQuantity(item.stock_quantity, 'stock_quantity') ??
     checkPrice(item.price_override, 'price_override', true) ??
     checkOptionalBoolean(item.active, 'active') ??
-    nothingToSet(item) ??
-    itemNonFinite(item)
+    nothingToSet(item)
   );
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogResource, type BatchResult } from '../../src/resources/catalog.ts';
-import type { Requester, RequestSpec } from '../../src/transport/types.ts';
+import { CatalogResource, type BatchResult } from '../../../src/resources/catalog.ts';
+import type { Requester, RequestSpec } from '../../../src/transport/types.ts';
 import { createFakeService, product, untyped } from './fake-service.ts';
 
 async function collect(batches: AsyncIterable<BatchResult>): Promise<BatchResult[]> {

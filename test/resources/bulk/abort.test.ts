@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogResource } from '../../src/resources/catalog.ts';
-import { StockResource } from '../../src/resources/stock.ts';
+import { CatalogResource } from '../../../src/resources/catalog.ts';
+import { StockResource } from '../../../src/resources/stock.ts';
 import { createFakeService, flush, product, STORE_A } from './fake-service.ts';
 
 describe('signal', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogResource, type BulkProgress } from '../../src/resources/catalog.ts';
-import { StockResource, type StockProgress } from '../../src/resources/stock.ts';
+import { CatalogResource, type BulkProgress } from '../../../src/resources/catalog.ts';
+import { StockResource, type StockProgress } from '../../../src/resources/stock.ts';
 import { createFakeService, product, STORE_A, untyped } from './fake-service.ts';
 
 // Item 2 is rejected locally; with batchSize 3 the windows are [0–3] (sends 0, 1, 3) and [4–6].

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CatalogResource } from '../../src/resources/catalog.ts';
+import { CatalogResource } from '../../../src/resources/catalog.ts';
 import { createFakeService, flush, products } from './fake-service.ts';
 
 const indexes = (results: { index: number }[]) => results.map((r) => r.index);

@@ -1,6 +1,6 @@
 // Item statuses outside the documented ones are kept in results but counted in no summary field.
 import { describe, expect, it } from 'vitest';
-import { CatalogResource } from '../../src/resources/catalog.ts';
+import { CatalogResource } from '../../../src/resources/catalog.ts';
 import { createFakeService, product } from './fake-service.ts';
 
 describe('summary counts', () => {

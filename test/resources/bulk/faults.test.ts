@@ -6,7 +6,7 @@
 import { expect, test } from 'vitest';
 import type { ProductItem } from 'integration-sdk';
 import type { FaultKind, ProductSnapshot } from 'integration-sdk/sandbox';
-import { clientFor, ScaledClock, startSandbox, type Exchange } from './helpers.ts';
+import { clientFor, ScaledClock, startSandbox, type Exchange } from '../../e2e/helpers.ts';
 
 const TOTAL = 10_000;
 const STORES = ['7c9e6679-7425-40de-944b-e07fc1f90ae7', 'b3e1d2c4-5f60-4a7b-8c9d-0e1f2a3b4c5d', 'e8f9a0b1-c2d3-4e5f-a6b7-c8d9e0f1a2b3'];

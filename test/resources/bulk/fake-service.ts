@@ -1,8 +1,8 @@
 // A fake Requester that answers POST /products/bulk and PATCH /stock the way the service does
 // (spec 4.2, 4.3 and the wire assumptions), records every request, and lets a test choose when
 // each answer arrives and which batch fails.
-import type { ProductItem } from '../../src/schemas/products.ts';
-import type { Requester, RequestSpec } from '../../src/transport/types.ts';
+import type { ProductItem } from '../../../src/schemas/products.ts';
+import type { Requester, RequestSpec } from '../../../src/transport/types.ts';
 
 export const STORE_A = '5f0c6a1e-8d3b-4c2a-9e7f-1a2b3c4d5e6f';
 export const STORE_B = '22222222-2222-4222-8222-222222222222';

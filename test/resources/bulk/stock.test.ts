@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BulkOperationError, InternalServerError } from '../../src/errors/index.ts';
-import { StockResource, type StockResult } from '../../src/resources/stock.ts';
+import { BulkOperationError, InternalServerError } from '../../../src/errors/index.ts';
+import { StockResource, type StockResult } from '../../../src/resources/stock.ts';
 import { createFakeService, FORBIDDEN, STORE_A, STORE_B } from './fake-service.ts';
 
 describe('stock.set', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BulkOperationError, ServiceUnavailableError } from '../../src/errors/index.ts';
-import { CatalogResource, type BulkUpsertResult } from '../../src/resources/catalog.ts';
+import { BulkOperationError, ServiceUnavailableError } from '../../../src/errors/index.ts';
+import { CatalogResource, type BulkUpsertResult } from '../../../src/resources/catalog.ts';
 import { createFakeService, flush, product, products, untyped } from './fake-service.ts';
 
 const unavailable = () =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BulkOperationError, ConfigurationError, InvalidInputError, ResponseValidationError } from '../../src/errors/index.ts';
-import { CatalogResource } from '../../src/resources/catalog.ts';
-import type { ProductItem } from '../../src/schemas/products.ts';
+import { BulkOperationError, ConfigurationError, InvalidInputError, ResponseValidationError } from '../../../src/errors/index.ts';
+import { CatalogResource } from '../../../src/resources/catalog.ts';
+import type { ProductItem } from '../../../src/schemas/products.ts';
 import { createFakeService, FORBIDDEN, product, STORE_A } from './fake-service.ts';
 
 /** 1,234 items; repeats across batch boundaries, a repeat of an invalid item, invalid decimals. */
