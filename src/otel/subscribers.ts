@@ -33,6 +33,18 @@ export interface Subscribers {
 
 const INBOX_FAILED = new Set(['retry', 'dead', 'unavailable']);
 
+/** `receive {event}` / `process {event}`, as the messaging conventions name spans. */
+function inboxSpanName(inbox: InboxContext): string {
+  return `${inbox.kind === 'handled' ? 'process' : 'receive'} ${inbox.event ?? 'unknown'}`;
+}
+
+function inboxAttributes(inbox: InboxContext): Attributes {
+  const attributes: Attributes = { 'integration_sdk.webhook.event': inbox.event ?? 'unknown' };
+  if (inbox.deliveryId !== undefined) attributes['messaging.message.id'] = inbox.deliveryId;
+  if (inbox.attempt !== undefined) attributes['integration_sdk.inbox.attempt'] = inbox.attempt;
+  return attributes;
+}
+
 export function createSubscribers(tracer: Tracer, instruments: Instruments): Subscribers {
   const spans = new WeakMap<object, Open>();
   const open = new Set<Span>();
@@ -108,6 +120,9 @@ export function createSubscribers(tracer: Tracer, instruments: Instruments): Sub
     const entry = take(inbox);
     if (!entry) return;
     const { span } = entry;
+    // The receiver learns the event name and delivery id only once the delivery is verified.
+    span.updateName(inboxSpanName(inbox));
+    span.setAttributes(inboxAttributes(inbox));
     if (inbox.outcome) span.setAttribute('integration_sdk.inbox.outcome', inbox.outcome);
     if (inbox.kind === 'handled') {
       const attributes = { 'integration_sdk.webhook.event': inbox.event ?? 'unknown', 'integration_sdk.inbox.outcome': inbox.outcome ?? (inbox.error === undefined ? 'done' : 'error') };
@@ -156,19 +171,12 @@ export function createSubscribers(tracer: Tracer, instruments: Instruments): Sub
       error: ignore,
     },
     inbox: {
-      start: (inbox) => {
-        const event = inbox.event ?? 'unknown';
-        const attributes: Attributes = {
-          'messaging.operation.type': inbox.kind === 'handled' ? 'process' : 'receive',
-          'messaging.operation.name': inbox.kind === 'handled' ? 'process' : 'receive',
-          'integration_sdk.webhook.event': event,
-        };
-        if (inbox.deliveryId !== undefined) attributes['messaging.message.id'] = inbox.deliveryId;
-        if (inbox.attempt !== undefined) attributes['integration_sdk.inbox.attempt'] = inbox.attempt;
+      start: (inbox) => begin(inbox, inboxSpanName(inbox), inbox.kind === 'handled' ? SpanKind.CONSUMER : SpanKind.INTERNAL, {
         // Receiving runs inside the user's own HTTP server span: INTERNAL, not a second SERVER span.
-        const kind = inbox.kind === 'handled' ? SpanKind.CONSUMER : SpanKind.INTERNAL;
-        begin(inbox, `${inbox.kind === 'handled' ? 'process' : 'receive'} ${event}`, kind, attributes);
-      },
+        'messaging.operation.type': inbox.kind === 'handled' ? 'process' : 'receive',
+        'messaging.operation.name': inbox.kind === 'handled' ? 'process' : 'receive',
+        ...inboxAttributes(inbox),
+      }),
       end: endIfThrown(finishInbox),
       asyncStart: ignore,
       asyncEnd: finishInbox,
