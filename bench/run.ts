@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { bulkFigure } from './figures/bulk.ts';
 import { healthFigure } from './figures/health.ts';
 import { inboxFigure } from './figures/inbox.ts';
+import { otelFigure } from './figures/otel.ts';
 import { rateFigure } from './figures/rate.ts';
 import { sharedRateFigure } from './figures/shared-rate.ts';
 import { sizeFigure } from './figures/size.ts';
@@ -16,7 +17,7 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, streamFigure, rateFigure, sharedRateFigure, inboxFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, rateFigure, sharedRateFigure, inboxFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -26,6 +27,7 @@ const FIGURE_IDS = [
   'shared_rate_1p_pct', 'shared_rate_2p_pct', 'shared_rate_4p_pct', 'shared_rate_8p_pct',
   'shared_rate_429_after_first_s', 'shared_rate_redis_calls_per_request',
   'inbox_receive_sqlite_x_floor', 'inbox_worked_per_s_sqlite', 'inbox_worked_per_s_sqlite_2', 'inbox_worked_per_s_sqlite_4',
+  'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
 ];
 
 function selected(): Figure[] {
