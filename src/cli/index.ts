@@ -2,20 +2,13 @@
 // `npx integration-sdk`: the operator's command line (docs/cli.md). Exit codes: 0 all succeeded,
 // 1 the command ran but something failed, 2 it could not run, 130 interrupted.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ApiError, AuthenticationError, ConfigurationError, ConnectionError, FeatureDisabledError, InvalidInputError, VERSION } from '../index.ts';
-import { clientFrom, loadDotEnv, UsageError, type ConnectionOptions } from './config.ts';
+import { VERSION } from '../index.ts';
+import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
+import { failure, redact } from './failure.ts';
 import { push, type PushOptions } from './push.ts';
 import { runSandbox } from './sandbox.ts';
 import * as service from './service-commands.ts';
-
-/** Redacts anything that looks like a key from text the CLI did not write itself (argument echoes). */
-function redact(text: string): string {
-  const key = process.env.INTEGRATION_API_KEY?.trim();
-  let out = key ? text.replaceAll(key, '[redacted]') : text;
-  out = out.replace(/\b(service|sk|whsec)_[A-Za-z0-9_-]{6,}/g, '[redacted]');
-  return out;
-}
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -167,17 +160,6 @@ program
     await runSandbox({ port: options.port, timeScale: options.timeScale, allowInsecureReceivers: !options.secureReceivers });
     exitCode = -1; // keeps running until a signal
   });
-
-/** Maps what a command threw to a one-sentence message and an exit code. */
-function failure(error: unknown): { message: string; code: number } {
-  if (error instanceof UsageError || error instanceof ConfigurationError) return { message: error.message, code: 2 };
-  if (error instanceof AuthenticationError) return { message: 'The service rejected the key (401): check INTEGRATION_API_KEY or --api-key-file.', code: 2 };
-  if (error instanceof FeatureDisabledError) return { message: 'The integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it.', code: 2 };
-  if (error instanceof ConnectionError) return { message: `Cannot reach the service (${error.message}): check INTEGRATION_BASE_URL and the network.`, code: 2 };
-  if (error instanceof InvalidInputError) return { message: error.message, code: 2 };
-  if (error instanceof ApiError) return { message: `${error.name}: ${error.message}`, code: 1 };
-  return { message: error instanceof Error ? `${error.name}: ${error.message}` : String(error), code: 2 };
-}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

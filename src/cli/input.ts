@@ -72,14 +72,18 @@ interface Row {
   fields: Record<string, string>;
 }
 
+/**
+ * Rows with the physical line each starts on. csv-parse's `info.lines` is not the start line (it
+ * counts blank lines and bare CRs its own way), so lines are counted on each record's raw text,
+ * which begins with the blank lines skipped before it.
+ */
 async function* csvRows(file: string, kind: PushKind): AsyncGenerator<Row> {
   const allowed = new Set<string>(kind === 'catalog' ? [...PRODUCT_COLUMNS, ...STORE_COLUMNS] : STOCK_COLUMNS);
-  const parser = createReadStream(file).pipe(
-    parseCsv({ bom: true, columns: true, info: true, skip_empty_lines: true, relax_column_count: false }),
-  );
+  const parser = createReadStream(file).pipe(parseCsv({ bom: true, columns: true, raw: true, skip_empty_lines: true }));
   let checked = false;
+  let linesBefore = 1; // the header
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; raw?: string } }>) {
+    for await (const { record, raw } of parser as AsyncIterable<{ record: Record<string, string>; raw: string }>) {
       if (!checked) {
         const unknown = Object.keys(record).filter((c) => !allowed.has(c));
         if (unknown.length > 0) fail(1, `unknown column ${unknown.map((c) => `"${c}"`).join(', ')}; allowed: ${[...allowed].join(',')}`);
@@ -87,7 +91,9 @@ async function* csvRows(file: string, kind: PushKind): AsyncGenerator<Row> {
         if (kind === 'stock' && !('store_id' in record)) fail(1, 'the header has no store_id column');
         checked = true;
       }
-      yield { line: info.lines, fields: record };
+      const leadingBlankLines = /^(\r?\n)*/.exec(raw)?.[0].split('\n').length ?? 1;
+      yield { line: linesBefore + leadingBlankLines, fields: record };
+      linesBefore += raw.split('\n').length - 1;
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -96,21 +102,9 @@ async function* csvRows(file: string, kind: PushKind): AsyncGenerator<Row> {
   }
 }
 
-/**
- * csv-parse's `info.lines` is the line a record ends on; a record starts one line after the
- * previous one ended (blank lines are skipped, so we count them back in from the raw text).
- */
-async function* csvRowsWithStart(file: string, kind: PushKind): AsyncGenerator<Row> {
-  let previousEnd = 1;
-  for await (const row of csvRows(file, kind)) {
-    yield { line: previousEnd + 1, fields: row.fields };
-    previousEnd = row.line;
-  }
-}
-
 async function* csvItems(file: string, kind: PushKind): AsyncGenerator<Omit<InputRecord, 'store_id'> & { store_id?: string }> {
   if (kind === 'stock') {
-    for await (const row of csvRowsWithStart(file, kind)) {
+    for await (const row of csvRows(file, kind)) {
       const item = rowFields(row.fields, STOCK_COLUMNS, row.line);
       yield { line: row.line, external_id: String(item.external_id ?? ''), store_id: String(item.store_id ?? ''), item };
     }
@@ -125,7 +119,7 @@ async function* csvItems(file: string, kind: PushKind): AsyncGenerator<Omit<Inpu
     if (error) return { line, external_id, error: { code: 'VALIDATION_ERROR' as const, message: error } };
     return { line, external_id, item: stores.length > 0 ? { ...product, stores } : product };
   };
-  for await (const row of csvRowsWithStart(file, kind)) {
+  for await (const row of csvRows(file, kind)) {
     const product = rowFields(row.fields, PRODUCT_COLUMNS, row.line);
     const store = rowFields(row.fields, STORE_COLUMNS, row.line);
     if (current && product.external_id !== undefined && product.external_id === current.product.external_id) {

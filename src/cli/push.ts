@@ -4,6 +4,7 @@
 import type { IntegrationClient } from '../index.ts';
 import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { UsageError } from './config.ts';
+import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { formatOf, readRecords, type InputRecord, type PushKind } from './input.ts';
 import { etaSeconds, progressView, type PushState } from './progress.ts';
@@ -167,19 +168,20 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   const summary = kind === 'catalog' ? { created: state.created, updated: state.updated, errors: state.errors } : { updated: state.updated, errors: state.errors };
   const complete = !interrupted && failure === undefined;
   if (complete) await removeCheckpoint(file);
-  else await writeCheckpoint(file, acked);
+  else if (acked.records > 0) await writeCheckpoint(file, acked);
+  const resumeHint = acked.records > 0
+    ? `every batch up to line ${acked.nextLine - 1} was acknowledged and checkpointed in ${checkpointPath(file)}; run the same command with --resume to continue`
+    : 'no batch was acknowledged; run the same command again to start over';
   if (options.json) console.log(JSON.stringify({ event: 'done', command, complete, items: state.total, done: state.done, ...summary, errors_file: errors.count > 0 ? errorsPath : null }));
   else console.log(`${command}: ${state.done}/${state.total} items, ${Object.entries(summary).map(([k, v]) => `${k} ${v}`).join(', ')}${errors.count > 0 || state.errors > 0 ? `; rejected items in ${errorsPath}` : ''}`);
 
   if (failure !== undefined) {
-    const cause = (failure as { cause?: unknown }).cause ?? failure;
-    const message = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    console.error(`${command} stopped: ${message}`);
-    console.error(`Every batch up to line ${acked.nextLine - 1} was acknowledged; fix the problem and run again with --resume (checkpoint ${checkpointPath(file)}).`);
+    const { message } = describeFailure(failure);
+    console.error(`${command} stopped: ${redact(message)} (${resumeHint}).`);
     return 2;
   }
   if (interrupted) {
-    console.error(`Interrupted: batches up to line ${acked.nextLine - 1} were acknowledged and checkpointed. Run the same command with --resume to continue.`);
+    console.error(`Interrupted: ${resumeHint}.`);
     return 130;
   }
   return state.errors > 0 ? 1 : 0;
