@@ -4,6 +4,7 @@
 // not start, a result was wrong). `npm run bench -- --only verify,size` runs a subset.
 import { writeFileSync } from 'node:fs';
 import { bulkFigure } from './figures/bulk.ts';
+import { cliFigure } from './figures/cli.ts';
 import { healthFigure } from './figures/health.ts';
 import { rateFigure } from './figures/rate.ts';
 import { sizeFigure } from './figures/size.ts';
@@ -14,13 +15,14 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, streamFigure, rateFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, bulkFigure, streamFigure, cliFigure, rateFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
   'health_x_raw_fetch', 'health_x_openai', 'bulk_100k_time_x_raw', 'bulk_100k_rss_x_raw',
   'stream_1m_peak_rss_mb', 'rate_fidelity_pct', 'rate_429_after_burst',
   'webhooks_entry_gzip_kb', 'main_entry_gzip_kb', 'main_import_ms',
+  'cli_100k_time_x_library', 'cli_1gb_rss_x_10mb',
 ];
 
 function selected(): Figure[] {

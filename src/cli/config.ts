@@ -32,13 +32,25 @@ function readKey(options: ConnectionOptions): string {
   return key;
 }
 
+/**
+ * INTEGRATION_RATE_LIMIT: `off` (a sandbox started with its limit off) or requests per minute for
+ * a key granted more than the default 120. Unset: the SDK's default throttle.
+ */
+function rateLimitFromEnv(): { rateLimit?: false | { requestsPerMinute: number; burst: number } } {
+  const value = process.env.INTEGRATION_RATE_LIMIT?.trim();
+  if (!value) return {};
+  if (value === 'off') return { rateLimit: false };
+  if (/^\d+$/.test(value) && Number(value) > 0) return { rateLimit: { requestsPerMinute: Number(value), burst: Number(value) } }; // burst = one minute, as the default
+  throw new UsageError(`INTEGRATION_RATE_LIMIT must be "off" or a whole number of requests per minute, got "${value}".`);
+}
+
 /** Builds the client from the environment and options; `UsageError` (exit 2) when it cannot. */
-export function clientFrom(options: ConnectionOptions, extra: { rateLimit?: false } = {}): IntegrationClient {
+export function clientFrom(options: ConnectionOptions): IntegrationClient {
   const apiKey = readKey(options);
   const baseUrl = options.baseUrl ?? process.env.INTEGRATION_BASE_URL;
   if (!baseUrl) throw new UsageError('No base URL: set INTEGRATION_BASE_URL or pass --base-url <url>.');
   try {
-    return new IntegrationClient({ apiKey, baseUrl, ...extra });
+    return new IntegrationClient({ apiKey, baseUrl, ...rateLimitFromEnv() });
   } catch (error) {
     // ConfigurationError messages name the option, never the key's value.
     throw new UsageError(error instanceof Error ? error.message : 'Invalid configuration.');
