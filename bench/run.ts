@@ -4,6 +4,7 @@
 // not start, a result was wrong). `npm run bench -- --only verify,size` runs a subset.
 import { writeFileSync } from 'node:fs';
 import { bulkFigure } from './figures/bulk.ts';
+import { cliFigure } from './figures/cli.ts';
 import { healthFigure } from './figures/health.ts';
 import { inboxFigure } from './figures/inbox.ts';
 import { otelFigure } from './figures/otel.ts';
@@ -17,7 +18,7 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, rateFigure, sharedRateFigure, inboxFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -28,6 +29,7 @@ const FIGURE_IDS = [
   'shared_rate_429_after_first_s', 'shared_rate_redis_calls_per_request',
   'inbox_receive_sqlite_x_floor', 'inbox_worked_per_s_sqlite', 'inbox_worked_per_s_sqlite_2', 'inbox_worked_per_s_sqlite_4',
   'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
+  'cli_100k_time_x_library', 'cli_1gb_rss_x_10mb',
 ];
 
 function selected(): Figure[] {

@@ -1,3 +1,186 @@
 #!/usr/bin/env node
-// `npx integration-sdk`: for now only the sandbox command; the full command line comes with issue 12.
-import '../sandbox/cli.ts';
+// `npx integration-sdk`: the operator's command line (docs/cli.md). Exit codes: 0 all succeeded,
+// 1 the command ran but something failed, 2 it could not run, 130 interrupted.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { VERSION } from '../index.ts';
+import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
+import { formatChecks, runDoctor } from './doctor.ts';
+import { failure, redact } from './failure.ts';
+import { push, type PushOptions } from './push.ts';
+import { runSandbox } from './sandbox.ts';
+import * as service from './service-commands.ts';
+
+function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    return Number(value);
+  };
+}
+
+function connection(command: Command): ConnectionOptions {
+  return command.optsWithGlobals<ConnectionOptions>();
+}
+
+let exitCode = 0;
+const run = <Args extends unknown[]>(action: (...args: Args) => Promise<number>) =>
+  async (...args: Args): Promise<void> => {
+    exitCode = await action(...args);
+  };
+
+const program = new Command('integration-sdk')
+  .description('Integration API v1 from the command line: push catalog and stock files, check a setup, manage webhooks and the inbox.')
+  .version(VERSION, '-v, --version')
+  .option('--api-key-file <path>', 'read the API key from this file (default: INTEGRATION_API_KEY)')
+  .option('--base-url <url>', 'service base URL (default: INTEGRATION_BASE_URL)')
+  .showHelpAfterError('(run with --help for usage)')
+  .configureOutput({ writeErr: (text) => process.stderr.write(redact(text)), writeOut: (text) => process.stdout.write(text) })
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  })
+  .addHelpText('after', `
+Environment: INTEGRATION_API_KEY, INTEGRATION_BASE_URL, INTEGRATION_INBOX_STORE (a .env file in the working directory is read).
+Exit codes: 0 all succeeded, 1 something failed (items rejected, a failed check, dead deliveries), 2 could not run, 130 interrupted.
+
+Example:
+  INTEGRATION_API_KEY=... INTEGRATION_BASE_URL=https://platform.example.com integration-sdk doctor`);
+
+program
+  .command('doctor')
+  .description('check the key, environment, scopes, stores, clock, webhooks and (with --store) the inbox')
+  .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
+  .option('--json', 'print the checks as JSON')
+  .addHelpText('after', '\nExample:\n  integration-sdk doctor --store ./integration-inbox.db')
+  .action(run(async (options: { store?: string; json?: boolean }, command: Command) => {
+    const checks = await runDoctor({ ...connection(command), store: options.store });
+    const failed = checks.some((c) => c.status === 'fail');
+    console.log(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks));
+    return failed ? 1 : 0;
+  }));
+
+function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string): void {
+  parent
+    .command('push')
+    .description(`push a ${kind === 'catalog' ? 'catalog (products)' : 'stock and price'} file: CSV, JSON Lines or a JSON array, streamed`)
+    .argument('<file>', 'input file')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'jsonl', 'json']))
+    .option('--dry-run', 'validate every item locally and send nothing')
+    .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
+    .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
+    .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
+    .option('--json', 'print NDJSON progress events and a final report')
+    .addHelpText('after', `\nExample:\n  ${example}`)
+    .action(run(async (file: string, options: PushOptions, command: Command) => {
+      const client = options.dryRun ? undefined : () => clientFrom(connection(command));
+      if (client) client(); // fail on a missing key before reading the file
+      return push(client, kind, file, options);
+    }));
+}
+
+pushCommand(program.command('catalog').description('products: catalog push'), 'catalog', 'integration-sdk catalog push examples/catalog.csv --errors rejected.csv');
+pushCommand(program.command('stock').description('stock and prices: stock push'), 'stock', 'integration-sdk stock push examples/stock.csv --resume');
+
+const orders = program.command('orders').description('read orders: orders get <order_id> | orders find --external-id <id>');
+orders
+  .command('get')
+  .argument('<order_id>')
+  .option('--json', 'print JSON on one line')
+  .addHelpText('after', '\nExample:\n  integration-sdk orders get ord_123')
+  .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.ordersGet(clientFrom(connection(command)), id, options.json)));
+orders
+  .command('find')
+  .requiredOption('--external-id <id>', "the marketplace's external_order_id")
+  .option('--json', 'print JSON on one line')
+  .addHelpText('after', '\nExample:\n  integration-sdk orders find --external-id MKT-1001')
+  .action(run(async (options: { externalId: string; json?: boolean }, command: Command) => service.ordersFind(clientFrom(connection(command)), options.externalId, options.json)));
+
+const webhooks = program.command('webhooks').description('webhook endpoints: list | create | test | deliveries | delete');
+webhooks
+  .command('list')
+  .option('--json', 'print JSON')
+  .addHelpText('after', '\nExample:\n  integration-sdk webhooks list')
+  .action(run(async (options: { json?: boolean }, command: Command) => service.webhooksList(clientFrom(connection(command)), options.json)));
+webhooks
+  .command('create')
+  .requiredOption('--url <url>', 'HTTPS receiver URL')
+  .requiredOption('--events <a,b>', 'comma-separated events, e.g. order.created,order.status_changed')
+  .option('--json', 'print JSON')
+  .addHelpText('after', '\nPrints the new secret once, on stdout: store it now.\nExample:\n  integration-sdk webhooks create --url https://erp.example.com/hooks --events order.created,order.status_changed')
+  .action(run(async (options: { url: string; events: string; json?: boolean }, command: Command) => service.webhooksCreate(clientFrom(connection(command)), options.url, options.events, options.json)));
+webhooks
+  .command('test')
+  .argument('<id>')
+  .option('--json', 'print JSON')
+  .addHelpText('after', '\nExample:\n  integration-sdk webhooks test wh_123')
+  .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksTest(clientFrom(connection(command)), id, options.json)));
+webhooks
+  .command('deliveries')
+  .argument('<id>')
+  .option('--limit <n>', 'how many, newest first', integer('--limit', 1, 100))
+  .option('--json', 'print JSON')
+  .addHelpText('after', '\nExit 1 when a listed delivery is dead.\nExample:\n  integration-sdk webhooks deliveries wh_123 --limit 20')
+  .action(run(async (id: string, options: { limit?: number; json?: boolean }, command: Command) => service.webhooksDeliveries(clientFrom(connection(command)), id, options.limit, options.json)));
+webhooks
+  .command('delete')
+  .argument('<id>')
+  .option('--json', 'print JSON')
+  .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')
+  .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksDelete(clientFrom(connection(command)), id, options.json)));
+
+const inbox = program.command('inbox').description('the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead');
+for (const [action, description] of [
+  ['stats', 'counts by status and the oldest pending age'],
+  ['dead', 'list dead entries with their last error'],
+  ['retry', 'put one dead or done entry back to pending'],
+  ['retry-dead', 'put every dead entry back to pending'],
+] as const) {
+  const sub = inbox.command(action).description(description);
+  if (action === 'retry') sub.argument('<delivery_id>');
+  sub
+    .option('--store <location>', 'SQLite file or Postgres URL (default: INTEGRATION_INBOX_STORE)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', `\nExample:\n  integration-sdk inbox ${action}${action === 'retry' ? ' 7f9c...' : ''} --store ./integration-inbox.db`)
+    .action(run(async (...args: unknown[]) => {
+      const [id, options] = action === 'retry' ? [args[0] as string, args[1] as { store?: string; json?: boolean }] : [undefined, args[0] as { store?: string; json?: boolean }];
+      return service.inboxCommand(action, options.store, id, options.json);
+    }));
+}
+
+program
+  .command('sandbox')
+  .description('start a local emulator of Integration API v1 and print its URL and test keys')
+  .option('--port <n>', 'TCP port (0: a free port)', integer('--port', 0, 65535), 0)
+  .option('--time-scale <x>', 'multiply the webhook retry schedule, e.g. 0.001', (v: string) => {
+    const value = Number(v);
+    if (v.trim() === '' || !(value >= 0)) throw new InvalidArgumentError('--time-scale must be a number ≥ 0.');
+    return value;
+  }, 1)
+  .option('--secure-receivers', 'apply the production anti-SSRF check to webhook URLs')
+  .addHelpText('after', '\nExample:\n  integration-sdk sandbox --port 8787 --time-scale 0.001')
+  .action(async (options: { port: number; timeScale: number; secureReceivers?: boolean }) => {
+    await runSandbox({ port: options.port, timeScale: options.timeScale, allowInsecureReceivers: !options.secureReceivers });
+    exitCode = -1; // keeps running until a signal
+  });
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.some((arg) => /^--api-key(=|$)/.test(arg) || /^--(key|apikey|token)(=|$)/.test(arg))) {
+    process.stderr.write('The API key is never taken as an argument (it would show in ps and shell history): set INTEGRATION_API_KEY or pass --api-key-file <path>.\n');
+    process.exit(2);
+  }
+  try {
+    loadDotEnv();
+  } catch {
+    process.stderr.write('Cannot read .env in the working directory: fix or remove it.\n');
+    process.exit(2);
+  }
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    const { message, code } = failure(error);
+    process.stderr.write(`${redact(message)}\n`);
+    process.exit(code);
+  }
+  if (exitCode >= 0) process.exitCode = exitCode;
+}
+
+await main();

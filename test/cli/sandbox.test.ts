@@ -1,24 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { parseCliArgs } from '../../src/sandbox/cli-args.ts';
-
-const cli = fileURLToPath(new URL('../../src/sandbox/cli.ts', import.meta.url));
+import { cliArgs, runCli } from './helpers.ts';
 
 describe('integration-sdk sandbox', () => {
-  test('parses its options', () => {
-    expect(parseCliArgs(['sandbox', '--port', '4010', '--time-scale=0.001', '--secure-receivers'])).toEqual({
-      command: 'sandbox', options: { port: 4010, timeScale: 0.001, allowInsecureReceivers: false },
-    });
-    expect(parseCliArgs([]).command).toBe('help');
-    expect(() => parseCliArgs(['sandbox', '--port', 'x'])).toThrow(/--port/);
-    expect(() => parseCliArgs(['sandbox', '--time-scale'])).toThrow(/needs a value/);
-    expect(() => parseCliArgs(['serve'])).toThrow(/Unknown command/);
+  test('rejects bad options with exit 2', async () => {
+    expect((await runCli(['sandbox', '--port', 'x'])).code).toBe(2);
+    expect((await runCli(['sandbox', '--time-scale'])).code).toBe(2);
+    const unknown = await runCli(['serve']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command/);
   });
 
   test('prints the URL and keys, serves, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [cli, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(['sandbox', '--port', '0', '--time-scale=0.001']), { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -31,6 +26,7 @@ describe('integration-sdk sandbox', () => {
     const key = /full\s+(service_\S+)/.exec(output)?.[1] ?? '';
     expect(output).toMatch(/oneStore\s+service_/);
     expect(output).toMatch(/readOnly\s+service_/);
+    expect(output).toMatch(/scaled by 0.001/);
     const health = await fetch(`${url}/integration/v1/health`, { headers: { 'x-api-key': key } });
     expect(health.status).toBe(200);
     child.kill('SIGTERM');

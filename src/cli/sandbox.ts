@@ -1,9 +1,14 @@
-#!/usr/bin/env node
-// `npx integration-sdk sandbox`: start the emulator, print what a developer needs to point an
-// ERP at it, and stay up until SIGINT or SIGTERM.
-import { parseCliArgs, USAGE } from './cli-args.ts';
-import { createSandbox } from './create-sandbox.ts';
-import type { Sandbox } from './types.ts';
+// `integration-sdk sandbox`: start the emulator, print what a developer needs to point an ERP at
+// it, and stay up until SIGINT or SIGTERM.
+import { createSandbox } from '../sandbox/index.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+
+/** Options of `integration-sdk sandbox`. */
+export interface SandboxCommandOptions {
+  port: number;
+  timeScale: number;
+  allowInsecureReceivers: boolean;
+}
 
 function banner(sandbox: Sandbox, timeScale: number): string {
   const { seed } = sandbox;
@@ -28,20 +33,10 @@ function banner(sandbox: Sandbox, timeScale: number): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  let parsed: ReturnType<typeof parseCliArgs>;
-  try {
-    parsed = parseCliArgs(process.argv.slice(2));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (parsed.command === 'help') {
-    console.log(USAGE);
-    return;
-  }
-  const sandbox = await createSandbox(parsed.options);
-  console.log(banner(sandbox, parsed.options.timeScale));
+/** Runs the sandbox until SIGINT/SIGTERM. The sandbox's own keys are printed on purpose: they are test keys. */
+export async function runSandbox(options: SandboxCommandOptions): Promise<void> {
+  const sandbox = await createSandbox(options);
+  console.log(banner(sandbox, options.timeScale));
   const stop = (signal: string) => {
     console.log(`\n${signal}: stopping the sandbox.`);
     void sandbox.close().then(() => process.exit(0));
@@ -49,8 +44,3 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 }
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});

@@ -1,0 +1,66 @@
+// The `--resume` checkpoint beside the input file, and the input's fingerprint it is tied to.
+// Written atomically (temp file + rename) after every acknowledged batch, so a crash or Ctrl-C
+// leaves either the previous checkpoint or the new one, never half of one.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { UsageError } from './config.ts';
+
+/** Size and SHA-256 of the input: a resumed run refuses a file whose fingerprint changed. */
+export interface Fingerprint {
+  size: number;
+  sha256: string;
+}
+
+/** What a resumed run needs: every record before `records` was acknowledged by the service. */
+export interface Checkpoint {
+  version: 1;
+  command: 'catalog push' | 'stock push';
+  input: Fingerprint;
+  /** Records (items of the file, in order) whose batch was acknowledged. */
+  records: number;
+  /** The physical line the next record starts on, for the message that says where it stopped. */
+  nextLine: number;
+  summary: Record<string, number>;
+}
+
+export function checkpointPath(input: string): string {
+  return `${input}.checkpoint.json`;
+}
+
+/** Hashes the file in one streaming pass (constant memory). */
+export async function fingerprint(file: string): Promise<Fingerprint> {
+  const { size } = await stat(file);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return { size, sha256: hash.digest('hex') };
+}
+
+export async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {
+  const path = checkpointPath(input);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
+  await rename(temporary, path);
+}
+
+export async function removeCheckpoint(input: string): Promise<void> {
+  await rm(checkpointPath(input), { force: true });
+}
+
+/** The checkpoint to resume from; `UsageError` when there is none, it is unreadable, or the input changed. */
+export async function loadCheckpoint(input: string, command: Checkpoint['command'], current: Fingerprint): Promise<Checkpoint> {
+  const path = checkpointPath(input);
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
+  } catch {
+    throw new UsageError(`No usable checkpoint at ${path}: run without --resume to start from the beginning.`);
+  }
+  if (checkpoint.version !== 1 || checkpoint.command !== command || typeof checkpoint.records !== 'number') {
+    throw new UsageError(`The checkpoint ${path} is not one of ${command}: run without --resume to start from the beginning.`);
+  }
+  if (checkpoint.input.size !== current.size || checkpoint.input.sha256 !== current.sha256) {
+    throw new UsageError(`${input} changed since the interrupted run (size or SHA-256 differs): refusing to resume; run without --resume to push it from the beginning.`);
+  }
+  return checkpoint;
+}

@@ -1,0 +1,131 @@
+// `integration-sdk doctor`: one line per check, ok / warn / fail, each failure saying what to do.
+// An invalid key or a disabled environment is a failed check (exit 1), never a crash.
+import { AuthenticationError, ConnectionError, FeatureDisabledError, InsufficientScopeError, type Health, type IntegrationClient } from '../index.ts';
+import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
+import { openStore, storeLocation } from './inbox-store.ts';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  check: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+/** Which features each scope enables, to name what a missing scope disables. */
+const FEATURES: Record<string, string> = {
+  'catalog:write': 'catalog push (products)',
+  'stock:write': 'stock push (stock and prices)',
+  'orders:read': 'orders get / find and reading orders back from webhooks',
+  'webhooks:manage': 'webhooks list / create / test / deliveries / delete',
+  'loyalty:read': 'loyalty balance and statement',
+  'loyalty:write': 'loyalty credit, debit and coupons',
+};
+
+const WARN_SKEW_S = 60;
+const FAIL_SKEW_S = 240;
+
+function clockCheck(health: Health, now: number): Check {
+  const skew = Math.round((now - Date.parse(health.ts)) / 1000);
+  const abs = Math.abs(skew);
+  const detail = `local clock ${skew >= 0 ? 'ahead of' : 'behind'} the service by ${abs} s`;
+  if (!Number.isFinite(skew)) return { check: 'clock', status: 'warn', detail: `the service's ts "${health.ts}" is not a date` };
+  if (abs > FAIL_SKEW_S) return { check: 'clock', status: 'fail', detail: `${detail}: webhook signatures are checked within 5 minutes; sync the clock (NTP)` };
+  if (abs > WARN_SKEW_S) return { check: 'clock', status: 'warn', detail: `${detail}: sync the clock (NTP) before it reaches 240 s` };
+  return { check: 'clock', status: 'ok', detail };
+}
+
+async function webhookChecks(client: IntegrationClient): Promise<Check[]> {
+  const checks: Check[] = [];
+  const endpoints = await client.webhooks.list();
+  if (endpoints.length === 0) return [{ check: 'webhooks', status: 'warn', detail: 'no endpoint registered: orders will not reach the ERP; run `integration-sdk webhooks create`' }];
+  for (const endpoint of endpoints) {
+    const name = `webhook ${endpoint.id}`;
+    const missing = ['order.created', 'order.status_changed'].filter((e) => !endpoint.events.includes(e));
+    checks.push(
+      missing.length > 0
+        ? { check: name, status: 'warn', detail: `${endpoint.url} does not subscribe to ${missing.join(', ')}: recreate it with those events` }
+        : { check: name, status: 'ok', detail: `${endpoint.url} subscribes to order.created and order.status_changed` },
+    );
+    const deliveries = await client.webhooks.deliveries(endpoint.id, { limit: 20 });
+    const dead = deliveries.filter((d) => d.status === 'dead');
+    const failures = endpoint.consecutive_failures;
+    const latest = deliveries[0];
+    const latestText = latest ? `latest delivery ${latest.status} (${latest.event}, ${latest.created_at})` : 'no deliveries yet';
+    if (dead.length > 0) {
+      const errors = [...new Set(dead.map((d) => d.last_error ?? 'no error recorded'))].slice(0, 3).join('; ');
+      checks.push({ check: `${name} deliveries`, status: 'fail', detail: `${dead.length} dead deliveries (last_error: ${errors}); fix the receiver, then read those orders back (orders get) — ${latestText}` });
+    } else if (failures > 0) {
+      checks.push({ check: `${name} deliveries`, status: 'warn', detail: `${failures} consecutive failures: check the receiver at ${endpoint.url} — ${latestText}` });
+    } else {
+      checks.push({ check: `${name} deliveries`, status: 'ok', detail: `0 consecutive failures, ${latestText}` });
+    }
+  }
+  return checks;
+}
+
+async function inboxCheck(location: string): Promise<Check> {
+  const store = await openStore(location);
+  try {
+    const stats = await store.stats(Date.now());
+    const detail = `${stats.pending} pending (oldest ${Math.round(stats.oldestPendingAgeMs / 1000)} s), ${stats.processing} processing, ${stats.dead} dead`;
+    if (stats.dead > 0) return { check: 'inbox', status: 'fail', detail: `${detail}: see \`integration-sdk inbox dead\`, fix the handler, then \`inbox retry-dead\`` };
+    if (stats.oldestPendingAgeMs > 5 * 60_000) return { check: 'inbox', status: 'warn', detail: `${detail}: is a worker running?` };
+    return { check: 'inbox', status: 'ok', detail };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs every check; never throws for a failed check, only for bad arguments (UsageError). */
+export async function runDoctor(options: ConnectionOptions & { store?: string }): Promise<Check[]> {
+  const checks: Check[] = [];
+  const storeArg = options.store ?? process.env.INTEGRATION_INBOX_STORE;
+  let client: IntegrationClient;
+  try {
+    client = clientFrom(options);
+  } catch (error) {
+    checks.push({ check: 'key', status: 'fail', detail: (error as Error).message });
+    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch((e: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: (e as Error).message })));
+    return checks;
+  }
+  let health: Health | undefined;
+  try {
+    health = await client.health({ maxRetries: 1 });
+    checks.push({ check: 'key', status: 'ok', detail: `accepted for merchant ${health.merchant_id}; environment ${health.status}` });
+  } catch (error) {
+    if (error instanceof AuthenticationError) checks.push({ check: 'key', status: 'fail', detail: 'the service rejected the key (401): create a new credential and set INTEGRATION_API_KEY' });
+    else if (error instanceof FeatureDisabledError) checks.push({ check: 'environment', status: 'fail', detail: 'the integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it' });
+    else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name}): check INTEGRATION_BASE_URL and the network` });
+    else checks.push({ check: 'key', status: 'fail', detail: `health failed: ${(error as Error).name}: ${(error as Error).message}` });
+  }
+  if (health) {
+    const missing = Object.keys(FEATURES).filter((scope) => !health.scopes.includes(scope));
+    checks.push(
+      missing.length === 0
+        ? { check: 'scopes', status: 'ok', detail: `all granted: ${health.scopes.join(' ')}` }
+        : { check: 'scopes', status: 'warn', detail: `missing ${missing.map((s) => `${s} (disables ${FEATURES[s]})`).join('; ')}` },
+    );
+    checks.push({ check: 'stores', status: 'ok', detail: health.store_ids.length === 0 ? 'the key may write all stores' : `the key may write stores ${health.store_ids.join(', ')}` });
+    checks.push(clockCheck(health, Date.now()));
+    if (health.scopes.includes('webhooks:manage')) {
+      try {
+        checks.push(...(await webhookChecks(client)));
+      } catch (error) {
+        const detail = error instanceof InsufficientScopeError ? 'the key lacks webhooks:manage' : `${(error as Error).name}: ${(error as Error).message}`;
+        checks.push({ check: 'webhooks', status: 'fail', detail });
+      }
+    } else {
+      checks.push({ check: 'webhooks', status: 'warn', detail: 'not checked: the key lacks webhooks:manage' });
+    }
+  }
+  if (storeArg) {
+    checks.push(await inboxCheck(storeLocation(storeArg)).catch((error: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: error instanceof UsageError ? error.message : `${(error as Error).name}: ${(error as Error).message}` })));
+  }
+  return checks;
+}
+
+export function formatChecks(checks: readonly Check[]): string {
+  const width = Math.max(...checks.map((c) => c.check.length));
+  return checks.map((c) => `${c.status.padEnd(4)}  ${c.check.padEnd(width)}  ${c.detail}`).join('\n');
+}

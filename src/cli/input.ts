@@ -1,0 +1,216 @@
+// Streams a catalog or stock file (CSV, JSON Lines, JSON array) as wire-shaped items, each with
+// the physical line it starts on. Memory holds one record at a time plus the ids the duplicate rule
+// must remember. A file that cannot be read as its format (syntax, unknown column, a number that is
+// not a plain decimal) throws UsageError naming the line: the whole run stops before sending.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parse as parseCsv } from 'csv-parse';
+import { streamArray } from 'stream-json/streamers/stream-array.js';
+import { UsageError } from './config.ts';
+import { readDecimal } from './decimal.ts';
+
+export type PushKind = 'catalog' | 'stock';
+export type InputFormat = 'csv' | 'jsonl' | 'json';
+
+/** A local rejection: written to the errors file, never sent. */
+export interface LocalError {
+  code: 'VALIDATION_ERROR';
+  message: string;
+}
+
+/** One item of the file: `item` to send, or `error` when it is rejected locally. */
+export interface InputRecord {
+  line: number;
+  external_id: string;
+  store_id: string;
+  item?: Record<string, unknown>;
+  error?: LocalError;
+}
+
+const PRODUCT_COLUMNS = ['external_id', 'name', 'price', 'gtin', 'category'] as const;
+const STORE_COLUMNS = ['store_id', 'stock_quantity', 'price_override', 'active'] as const;
+const STOCK_COLUMNS = ['external_id', 'store_id', 'stock_quantity', 'price_override', 'active'] as const;
+const NUMERIC = new Set(['price', 'stock_quantity', 'price_override']);
+
+/** Picks the format from `--format` or the file's extension. */
+export function formatOf(file: string, explicit: string | undefined): InputFormat {
+  const format = explicit ?? (/\.csv$/i.test(file) ? 'csv' : /\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : /\.json$/i.test(file) ? 'json' : undefined);
+  if (format === 'csv' || format === 'jsonl' || format === 'json') return format;
+  if (explicit !== undefined) throw new UsageError(`--format must be csv, jsonl or json, got "${explicit}".`);
+  throw new UsageError(`Cannot tell the format of ${file} from its extension: pass --format csv|jsonl|json.`);
+}
+
+function fail(line: number, message: string): never {
+  throw new UsageError(`Line ${line}: ${message}; fix the file and run again (nothing was sent).`);
+}
+
+function cellValue(column: string, raw: string, line: number): unknown {
+  if (NUMERIC.has(column)) {
+    if (column === 'price_override' && raw.trim() === 'null') return null;
+    const value = readDecimal(raw, column);
+    return typeof value === 'number' ? value : fail(line, value.error);
+  }
+  if (column === 'active') {
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    return fail(line, `active must be true or false, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** One CSV row's fields by wire name; an empty cell means the field is absent. */
+function rowFields(row: Record<string, string>, columns: readonly string[], line: number): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const column of columns) {
+    const raw = row[column];
+    if (raw !== undefined && raw !== '') fields[column] = cellValue(column, raw, line);
+  }
+  return fields;
+}
+
+interface Row {
+  line: number;
+  fields: Record<string, string>;
+}
+
+/**
+ * Rows with the physical line each starts on. csv-parse's `info.lines` is not the start line (it
+ * counts blank lines and bare CRs its own way), so lines are counted on each record's raw text,
+ * which begins with the blank lines skipped before it.
+ */
+async function* csvRows(file: string, kind: PushKind): AsyncGenerator<Row> {
+  const allowed = new Set<string>(kind === 'catalog' ? [...PRODUCT_COLUMNS, ...STORE_COLUMNS] : STOCK_COLUMNS);
+  const parser = createReadStream(file).pipe(parseCsv({ bom: true, columns: true, raw: true, skip_empty_lines: true }));
+  let checked = false;
+  let linesBefore = 1; // the header
+  try {
+    for await (const { record, raw } of parser as AsyncIterable<{ record: Record<string, string>; raw: string }>) {
+      if (!checked) {
+        const unknown = Object.keys(record).filter((c) => !allowed.has(c));
+        if (unknown.length > 0) fail(1, `unknown column ${unknown.map((c) => `"${c}"`).join(', ')}; allowed: ${[...allowed].join(',')}`);
+        if (!('external_id' in record)) fail(1, 'the header has no external_id column');
+        if (kind === 'stock' && !('store_id' in record)) fail(1, 'the header has no store_id column');
+        checked = true;
+      }
+      const leadingBlankLines = /^(\r?\n)*/.exec(raw)?.[0].split('\n').length ?? 1;
+      yield { line: linesBefore + leadingBlankLines, fields: record };
+      linesBefore += raw.split('\n').length - 1;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const lines = (error as { lines?: number }).lines;
+    throw new UsageError(`Line ${lines ?? '?'}: the CSV cannot be read (${(error as Error).message.split('\n')[0]}); fix the file and run again (nothing was sent).`);
+  }
+}
+
+async function* csvItems(file: string, kind: PushKind): AsyncGenerator<Omit<InputRecord, 'store_id'> & { store_id?: string }> {
+  if (kind === 'stock') {
+    for await (const row of csvRows(file, kind)) {
+      const item = rowFields(row.fields, STOCK_COLUMNS, row.line);
+      yield { line: row.line, external_id: String(item.external_id ?? ''), store_id: String(item.store_id ?? ''), item };
+    }
+    return;
+  }
+  // Catalog: consecutive rows with the same external_id are one product with several stores[].
+  let current: { line: number; product: Record<string, unknown>; stores: Record<string, unknown>[]; error?: string } | undefined;
+  const finish = () => {
+    if (!current) return undefined;
+    const { line, product, stores, error } = current;
+    const external_id = String(product.external_id ?? '');
+    if (error) return { line, external_id, error: { code: 'VALIDATION_ERROR' as const, message: error } };
+    return { line, external_id, item: stores.length > 0 ? { ...product, stores } : product };
+  };
+  for await (const row of csvRows(file, kind)) {
+    const product = rowFields(row.fields, PRODUCT_COLUMNS, row.line);
+    const store = rowFields(row.fields, STORE_COLUMNS, row.line);
+    if (current && product.external_id !== undefined && product.external_id === current.product.external_id) {
+      for (const [field, value] of Object.entries(product)) {
+        if (current.product[field] !== value && !current.error) {
+          current.error = `${field} differs between the rows of this product (line ${row.line}); product columns must repeat the first row's value or be empty`;
+        }
+      }
+    } else {
+      const done = finish();
+      if (done) yield done;
+      current = { line: row.line, product, stores: [] };
+    }
+    if (Object.keys(store).length > 0) current.stores.push(store);
+  }
+  const done = finish();
+  if (done) yield done;
+}
+
+/** Checks numbers against their source text while parsing: `JSON.parse`'s reviver sees the source. */
+function exactReviver(line: number) {
+  return function (this: unknown, key: string, value: unknown, context?: { source?: string }): unknown {
+    if (typeof value === 'number' && context?.source !== undefined) {
+      const checked = readDecimal(context.source, key || 'value');
+      if (typeof checked !== 'number') fail(line, checked.error);
+    }
+    return value;
+  };
+}
+
+async function* jsonlItems(file: string): AsyncGenerator<{ line: number; value: unknown }> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (let text of lines) {
+    line++;
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text, exactReviver(line) as (key: string, value: unknown) => unknown);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      fail(line, `not valid JSON (${(error as Error).message})`);
+    }
+    yield { line, value };
+  }
+}
+
+/** A JSON array: `line` is the element's 1-based position in the array (the parser does not count lines). */
+async function* jsonArrayItems(file: string): AsyncGenerator<{ line: number; value: unknown }> {
+  const pipeline = createReadStream(file).pipe(streamArray.withParserAsStream());
+  try {
+    for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
+      yield { line: key + 1, value };
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`The file is not a JSON array of items (${(error as Error).message}); fix it and run again (nothing was sent).`);
+  }
+}
+
+function keyOf(kind: PushKind, record: { external_id: string; store_id?: string }): string {
+  return kind === 'catalog' ? record.external_id : `${record.external_id}\u0000${record.store_id ?? ''}`;
+}
+
+/**
+ * Every item of the file in order, with the duplicate rule applied across the whole file: a repeat
+ * of an `external_id` (catalog) or `external_id` + `store_id` (stock) is rejected, naming the first line.
+ */
+export async function* readRecords(file: string, kind: PushKind, format: InputFormat): AsyncGenerator<InputRecord> {
+  const seen = new Map<string, number>();
+  const source =
+    format === 'csv'
+      ? csvItems(file, kind)
+      : (async function* () {
+          for await (const { line, value } of format === 'jsonl' ? jsonlItems(file) : jsonArrayItems(file)) {
+            if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(line, 'each item must be a JSON object');
+            const item = value as Record<string, unknown>;
+            yield { line, external_id: String(item.external_id ?? ''), store_id: String(item.store_id ?? ''), item };
+          }
+        })();
+  for await (const record of source) {
+    const store_id = kind === 'stock' ? (record.store_id ?? '') : '';
+    const key = keyOf(kind, record);
+    const first = seen.get(key);
+    if (first !== undefined && record.external_id !== '') {
+      const what = kind === 'catalog' ? 'external_id' : 'external_id and store_id';
+      yield { line: record.line, external_id: record.external_id, store_id, error: { code: 'VALIDATION_ERROR', message: `${what} repeated in the file (first at line ${first}); only the first is sent` } };
+      continue;
+    }
+    seen.set(key, record.line);
+    yield { ...record, store_id };
+  }
+}

@@ -1,0 +1,188 @@
+// `catalog push` and `stock push`: validate the whole file first (a malformed file sends nothing),
+// then stream it in batches of 500 records through the SDK, with progress, an errors file, an
+// atomic checkpoint after every acknowledged batch, and Ctrl-C that lets the batches in flight finish.
+import type { IntegrationClient } from '../index.ts';
+import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
+import { UsageError } from './config.ts';
+import { failure as describeFailure, redact } from './failure.ts';
+import { ErrorsFile, type Rejection } from './errors-file.ts';
+import { formatOf, readRecords, type InputRecord, type PushKind } from './input.ts';
+import { etaSeconds, progressView, type PushState } from './progress.ts';
+
+/** Options of `catalog push` / `stock push` as commander hands them over. */
+export interface PushOptions {
+  format?: string;
+  dryRun?: boolean;
+  resume?: boolean;
+  errors?: string;
+  concurrency: number;
+  json?: boolean;
+}
+
+/** The service's limit per request. */
+const BATCH_SIZE = 500;
+
+interface Batch {
+  /** Index of the batch's first record and one past its last. */
+  start: number;
+  end: number;
+  /** The line after the batch, for "resume from line N". */
+  nextLine: number;
+  records: InputRecord[];
+}
+
+function rejection(record: InputRecord, code: string, message: string): Rejection {
+  return { line: record.line, external_id: record.external_id, store_id: record.store_id, code, message };
+}
+
+/** Pass 1: reads the whole file; throws UsageError on the first unreadable record. */
+async function validate(file: string, kind: PushKind, format: ReturnType<typeof formatOf>, errors: ErrorsFile | undefined) {
+  let total = 0;
+  let rejected = 0;
+  for await (const record of readRecords(file, kind, format)) {
+    total++;
+    if (record.error) {
+      rejected++;
+      errors?.write(rejection(record, record.error.code, record.error.message));
+    }
+  }
+  return { total, rejected };
+}
+
+/** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
+export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
+  const format = formatOf(file, options.format);
+  const command = kind === 'catalog' ? 'catalog push' : 'stock push';
+  const errorsPath = options.errors ?? `${file}.errors.csv`;
+  const mode = options.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
+  let input;
+  try {
+    input = await fingerprint(file);
+  } catch {
+    throw new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+  }
+
+  if (options.dryRun) {
+    const errors = new ErrorsFile(errorsPath, false);
+    const { total, rejected } = await validate(file, kind, format, errors);
+    await errors.close();
+    const report = { dry_run: true, items: total, would_send: total - rejected, rejected, errors_file: rejected > 0 ? errorsPath : null };
+    if (options.json) console.log(JSON.stringify(report));
+    else console.log(`Dry run: ${total} items read, ${total - rejected} would be sent, ${rejected} rejected locally${rejected > 0 ? ` (see ${errorsPath})` : ''}. Nothing was sent.`);
+    return rejected > 0 ? 1 : 0;
+  }
+  if (!client) throw new UsageError('No client.');
+  const sdk = client();
+  const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
+  const { total } = await validate(file, kind, format, undefined);
+
+  const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
+  for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
+  const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
+  const view = progressView(mode, command);
+  const startedAt = Date.now();
+  const resumedFrom = checkpoint?.records ?? 0;
+
+  // Ctrl-C: no new batch, let the ones in flight finish, checkpoint, exit 130. A second one exits now.
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+  };
+  process.on('SIGINT', onSigint);
+
+  const inFlight = new Map<number, Promise<void>>();
+  const finished = new Map<number, Batch>();
+  let acked: Checkpoint = checkpoint ?? { version: 1, command, input, records: 0, nextLine: 1, summary: {} };
+  let nextToAck = resumedFrom;
+  let failure: unknown;
+
+  const acknowledge = async (batch: Batch) => {
+    finished.set(batch.start, batch);
+    // Only a contiguous prefix of batches is recorded, so a resumed run never skips an unsent one.
+    let advanced = false;
+    for (let next = finished.get(nextToAck); next; next = finished.get(nextToAck)) {
+      finished.delete(nextToAck);
+      nextToAck = next.end;
+      acked = { ...acked, records: next.end, nextLine: next.nextLine, summary: { created: state.created, updated: state.updated, errors: state.errors } };
+      advanced = true;
+    }
+    if (advanced) await writeCheckpoint(file, acked);
+  };
+
+  const send = async (batch: Batch) => {
+    const items = batch.records.filter((r) => r.item !== undefined);
+    for (const record of batch.records) if (record.error) errors.write(rejection(record, record.error.code, record.error.message));
+    state.errors += batch.records.length - items.length;
+    if (items.length > 0) {
+      const payload = items.map((r) => r.item) as never[];
+      const result = kind === 'catalog' ? await sdk.catalog.upsertProducts(payload, { batchSize: BATCH_SIZE }) : await sdk.stock.set(payload, { batchSize: BATCH_SIZE });
+      for (const outcome of result.results) {
+        const record = items[outcome.index];
+        if (outcome.status === 'created') state.created++;
+        else if (outcome.status === 'updated') state.updated++;
+        else {
+          state.errors++;
+          if (record) errors.write(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
+        }
+      }
+    }
+    state.done += batch.records.length;
+    await acknowledge(batch);
+    view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt));
+  };
+
+  const dispatch = async (batch: Batch) => {
+    while (inFlight.size >= options.concurrency) await Promise.race(inFlight.values());
+    const running = send(batch).catch((error: unknown) => {
+      failure ??= error;
+    }).finally(() => inFlight.delete(batch.start));
+    inFlight.set(batch.start, running);
+  };
+
+  view.start(state);
+  let index = 0;
+  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [] };
+  try {
+    for await (const record of readRecords(file, kind, format)) {
+      index++;
+      if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
+      if (interrupted || failure !== undefined) break;
+      batch.records.push(record);
+      batch.end = index;
+      if (batch.records.length === BATCH_SIZE) {
+        await dispatch(batch);
+        batch = { start: index, end: index, nextLine: record.line + 1, records: [] };
+      } else {
+        batch.nextLine = record.line + 1;
+      }
+    }
+    if (!interrupted && failure === undefined && batch.records.length > 0) await dispatch(batch);
+    await Promise.all(inFlight.values());
+  } finally {
+    view.stop();
+    process.off('SIGINT', onSigint);
+    await errors.close();
+  }
+
+  const summary = kind === 'catalog' ? { created: state.created, updated: state.updated, errors: state.errors } : { updated: state.updated, errors: state.errors };
+  const complete = !interrupted && failure === undefined;
+  if (complete) await removeCheckpoint(file);
+  else if (acked.records > 0) await writeCheckpoint(file, acked);
+  const resumeHint = acked.records > 0
+    ? `every batch up to line ${acked.nextLine - 1} was acknowledged and checkpointed in ${checkpointPath(file)}; run the same command with --resume to continue`
+    : 'no batch was acknowledged; run the same command again to start over';
+  if (options.json) console.log(JSON.stringify({ event: 'done', command, complete, items: state.total, done: state.done, ...summary, errors_file: errors.count > 0 ? errorsPath : null }));
+  else console.log(`${command}: ${state.done}/${state.total} items, ${Object.entries(summary).map(([k, v]) => `${k} ${v}`).join(', ')}${errors.count > 0 || state.errors > 0 ? `; rejected items in ${errorsPath}` : ''}`);
+
+  if (failure !== undefined) {
+    const { message } = describeFailure(failure);
+    console.error(`${command} stopped: ${redact(message)} (${resumeHint}).`);
+    return 2;
+  }
+  if (interrupted) {
+    console.error(`Interrupted: ${resumeHint}.`);
+    return 130;
+  }
+  return state.errors > 0 ? 1 : 0;
+}

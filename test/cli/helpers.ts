@@ -1,0 +1,104 @@
+// Runs the CLI as a real process (the sources under Node's type stripping, or a built file) and
+// puts a counting, optionally slow proxy in front of the sandbox so tests see every request sent.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const register = fileURLToPath(new URL('../support/register-src.mjs', import.meta.url));
+const entry = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
+const stripTypes = Number(process.versions.node.split('.')[0]) < 23 ? ['--experimental-strip-types', '--no-warnings'] : [];
+
+/** Node arguments that run the CLI from its sources. */
+export function cliArgs(args: readonly string[], script = entry): string[] {
+  return script === entry ? [...stripTypes, '--import', register, entry, ...args] : [script, ...args];
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  script?: string;
+  /** Called once the process has started, e.g. to interrupt it. */
+  onStart?: (child: ChildProcess) => void;
+}
+
+/** Environment with only what the CLI should see: no key from the developer's shell. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+export async function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, cliArgs(args, options.script), { cwd: options.cwd ?? root, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  options.onStart?.(child);
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr };
+}
+
+/** A sandbox behind a proxy that records each request's method, path and body, and can slow them down. */
+export interface ProxiedSandbox {
+  sandbox: Sandbox;
+  /** Base URL for INTEGRATION_BASE_URL (the proxy's). */
+  baseUrl: string;
+  requests: Array<{ method: string; path: string; body: string }>;
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+export async function startProxiedSandbox(options: SandboxOptions = {}): Promise<ProxiedSandbox> {
+  const sandbox = await createSandbox({ rate: false, ...options });
+  const state: ProxiedSandbox = {
+    sandbox,
+    baseUrl: '',
+    requests: [],
+    delayMs: 0,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await sandbox.close();
+    },
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      state.requests.push({ method: req.method ?? '', path: req.url ?? '', body });
+      const forward = async () => {
+        if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+        const response = await sandbox.handle(new Request(`${sandbox.url}${req.url}`, { method: req.method, headers, body: body === '' ? undefined : body }));
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      };
+      forward().catch(() => res.destroy());
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/integration/v1`;
+  return state;
+}
+
+/** Every external_id sent in POST /products/bulk requests. */
+export function sentProductIds(requests: ProxiedSandbox['requests']): string[] {
+  return requests
+    .filter((r) => r.method === 'POST' && r.path.endsWith('/products/bulk'))
+    .flatMap((r) => (JSON.parse(r.body) as { items: Array<{ external_id: string }> }).items.map((i) => i.external_id));
+}
