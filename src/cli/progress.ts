@@ -48,7 +48,8 @@ export function progressView(mode: 'tty' | 'plain' | 'json', label: string): Pro
   }
   const bar = new cliProgress.SingleBar(
     {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} items | created {created} updated {updated} errors {errors} | ETA {eta_left}`,
+      format: `${label} [{bar}] {percentage}% {value}/{total} | created {created} updated {updated} errors {errors} | ETA {eta_left}`,
+      barsize: 24,
       stream: process.stderr,
       hideCursor: true,
     },
