@@ -6,8 +6,8 @@
  */
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import { statsOf } from '../store.ts';
-import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStore } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
+import type { InboxRow, InboxStore } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions {
@@ -26,40 +26,12 @@ export interface PostgresStoreOptions {
   listen?: boolean;
 }
 
-interface Row {
-  delivery_id: string;
-  event: string;
-  order_id: string | null;
-  ts: string | number;
-  status: InboxEntryStatus;
-  known: boolean;
-  attempts: number;
-  last_error: string | null;
-  received_at: string | number;
-  next_attempt_at: string | number;
-  finished_at: string | number | null;
-  payload?: string | null;
-}
+type Row = InboxRow;
+const toEntry = entryFromRow;
+const withPayload = entryWithPayloadFromRow;
+const COLUMNS = INBOX_COLUMNS;
 
-function toEntry(row: Row): InboxEntry {
-  return {
-    id: row.delivery_id,
-    event: row.event,
-    orderId: row.order_id,
-    ts: Number(row.ts),
-    status: row.status,
-    known: row.known,
-    attempts: Number(row.attempts),
-    lastError: row.last_error,
-    receivedAt: Number(row.received_at),
-    nextAttemptAt: Number(row.next_attempt_at),
-    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-  };
-}
 
-const withPayload = (row: Row): InboxEntryWithPayload => ({ ...toEntry(row), payload: row.payload ?? null });
-
-const COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
 
 async function loadPg(): Promise<typeof import('pg')> {
   try {
