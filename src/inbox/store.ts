@@ -140,3 +140,44 @@ export function statsOf(counts: readonly { status: string; n: number | string }[
   if (oldestPendingAt !== null) stats.oldestPendingAgeMs = Math.max(0, now - Number(oldestPendingAt));
   return stats;
 }
+
+/** A row of the shipped stores' table, as either driver returns it (numbers may come as strings). */
+export interface InboxRow {
+  delivery_id: string;
+  event: string;
+  order_id: string | null;
+  ts: number | string;
+  status: InboxEntryStatus;
+  known: boolean | number;
+  attempts: number | string;
+  last_error: string | null;
+  received_at: number | string;
+  next_attempt_at: number | string;
+  finished_at: number | string | null;
+  payload?: string | null;
+}
+
+/** The columns of {@link InboxRow} but the payload, as the shipped stores select them. */
+export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
+
+/** An {@link InboxEntry} from a row of the shipped stores' table. */
+export function entryFromRow(row: InboxRow): InboxEntry {
+  return {
+    id: row.delivery_id,
+    event: row.event,
+    orderId: row.order_id,
+    ts: Number(row.ts),
+    status: row.status,
+    known: Boolean(row.known),
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    receivedAt: Number(row.received_at),
+    nextAttemptAt: Number(row.next_attempt_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
+/** The same with its payload. */
+export function entryWithPayloadFromRow(row: InboxRow): InboxEntryWithPayload {
+  return { ...entryFromRow(row), payload: row.payload ?? null };
+}

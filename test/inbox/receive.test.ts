@@ -196,3 +196,20 @@ describe('integration-sdk:inbox diagnostics for deliveries', () => {
     for (const secretOrPersonal of [SECRET, '98765-4321', 'Paulista', 'joao@example.com']) expect(published).not.toContain(secretOrPersonal);
   });
 });
+
+describe('secrets and personal data stay out of inspection', () => {
+  it('neither the inbox nor its stores show the secret, the database password or a payload', async () => {
+    const { inspect } = await import('node:util');
+    const { postgresStore } = await import('integration-sdk/inbox/postgres');
+    const { inbox, manual } = setup();
+    await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now() }));
+    const store = postgresStore({ connectionString: 'postgres://erp:hunter2-db-password@db.internal/erp' });
+    const shown = [inspect(inbox, { depth: 5 }), JSON.stringify(inbox), inspect(store, { depth: 5 }), JSON.stringify(store), JSON.stringify(await inbox.stats())];
+    for (const text of shown) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('98765');
+    }
+    await store.close();
+  });
+});

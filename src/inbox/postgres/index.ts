@@ -6,8 +6,8 @@
  */
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import { statsOf } from '../store.ts';
-import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStore } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
+import type { InboxRow, InboxStore } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions {
@@ -26,40 +26,12 @@ export interface PostgresStoreOptions {
   listen?: boolean;
 }
 
-interface Row {
-  delivery_id: string;
-  event: string;
-  order_id: string | null;
-  ts: string | number;
-  status: InboxEntryStatus;
-  known: boolean;
-  attempts: number;
-  last_error: string | null;
-  received_at: string | number;
-  next_attempt_at: string | number;
-  finished_at: string | number | null;
-  payload?: string | null;
-}
+type Row = InboxRow;
+const toEntry = entryFromRow;
+const withPayload = entryWithPayloadFromRow;
+const COLUMNS = INBOX_COLUMNS;
 
-function toEntry(row: Row): InboxEntry {
-  return {
-    id: row.delivery_id,
-    event: row.event,
-    orderId: row.order_id,
-    ts: Number(row.ts),
-    status: row.status,
-    known: row.known,
-    attempts: Number(row.attempts),
-    lastError: row.last_error,
-    receivedAt: Number(row.received_at),
-    nextAttemptAt: Number(row.next_attempt_at),
-    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-  };
-}
 
-const withPayload = (row: Row): InboxEntryWithPayload => ({ ...toEntry(row), payload: row.payload ?? null });
-
-const COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
 
 async function loadPg(): Promise<typeof import('pg')> {
   try {
@@ -139,7 +111,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
             lease_until BIGINT,
             finished_at BIGINT
           )`);
-        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON ${table} (status, next_attempt_at)`);
+        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON ${table} (status, next_attempt_at, seq)`);
+        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_leased ON ${table} (status, lease_until, seq)`);
         await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
         await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished ON ${table} (status, finished_at)`);
         await client.query('COMMIT');
@@ -173,28 +146,34 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async claim({ workerId, now, leaseMs, limit, orderWaitMs }) {
-      // The runnable rule of InboxStore.claim. SKIP LOCKED: concurrent claims take different rows.
-      const rows = await query<Row>(
-        `WITH picked AS (
-           SELECT e.seq FROM ${table} e
-           WHERE ((e.status = 'pending' AND e.next_attempt_at <= $1) OR (e.status = 'processing' AND e.lease_until <= $1))
-             AND (e.order_id IS NULL OR (
-               NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.order_id = e.order_id AND p.seq <> e.seq
-                 AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
-        OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))))
-                   OR (p.status = 'processing' AND p.lease_until > $1)))
-               AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
-                 OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
-           ORDER BY e.next_attempt_at, e.seq
-           LIMIT $3
-           FOR UPDATE SKIP LOCKED
-         )
-         UPDATE ${table} t SET status = 'processing', lease_owner = $4, lease_until = $5, attempts = t.attempts + 1
-         FROM picked WHERE t.seq = picked.seq
-         RETURNING ${COLUMNS.split(', ').map((column) => `t.${column}`).join(', ')}, t.payload, t.seq`,
-        [now, orderWaitMs, limit, workerId, now + leaseMs],
-      );
-      return rows.sort((a, b) => Number((a as Row & { seq: string }).seq) - Number((b as Row & { seq: string }).seq)).map(withPayload);
+      // The runnable rule of InboxStore.claim, once for expired leases and once for due entries, so
+      // that each walks its index in order and stops at the limit. SKIP LOCKED: concurrent claims
+      // take different rows.
+      const claimWhere = async (due: string, order: string, count: number) =>
+        query<Row & { seq: string }>(
+          `WITH picked AS (
+             SELECT e.seq FROM ${table} e
+             WHERE ${due}
+               AND (e.order_id IS NULL OR (
+                 NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.order_id = e.order_id AND p.seq <> e.seq
+                   AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
+                     OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))))
+                     OR (p.status = 'processing' AND p.lease_until > $1)))
+                 AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
+                   OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
+             ORDER BY ${order}, e.seq
+             LIMIT $3
+             FOR UPDATE SKIP LOCKED
+           )
+           UPDATE ${table} t SET status = 'processing', lease_owner = $4, lease_until = $5, attempts = t.attempts + 1
+           FROM picked WHERE t.seq = picked.seq
+           RETURNING ${COLUMNS.split(', ').map((column) => `t.${column}`).join(', ')}, t.payload, t.seq`,
+          [now, orderWaitMs, count, workerId, now + leaseMs],
+        );
+      const bySeq = (rows: Array<Row & { seq: string }>) => rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+      const expired = bySeq(await claimWhere(`e.status = 'processing' AND e.lease_until <= $1`, 'e.lease_until', limit));
+      const due = expired.length < limit ? bySeq(await claimWhere(`e.status = 'pending' AND e.next_attempt_at <= $1`, 'e.next_attempt_at', limit - expired.length)) : [];
+      return [...expired, ...due].map(withPayload);
     },
 
     async extendLease(deliveryId, workerId, leaseUntil) {

@@ -4,17 +4,8 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type {
-  ClaimRequest,
-  FailRequest,
-  InboxEntry,
-  InboxEntryStatus,
-  InboxEntryWithPayload,
-  InboxStore,
-  NewInboxEntry,
-  PurgeRequest,
-} from '../store.ts';
-import { statsOf } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
 import { sleep, systemClock } from '../../clock.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -77,14 +68,17 @@ CREATE TABLE IF NOT EXISTS inbox_entries (
   finished_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON inbox_entries (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS inbox_entries_leased ON inbox_entries (status, lease_until);
 CREATE INDEX IF NOT EXISTS inbox_entries_order ON inbox_entries (order_id, ts, seq);
 CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, finished_at);
 `;
 
-// The runnable rule of InboxStore.claim, in SQL. :now, :orderWaitMs, :limit.
-const CLAIMABLE = `
+// The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
+// lease expired and once for due pending ones: each walks its index in order and stops at :limit,
+// where one query with an OR would test every runnable row on each claim.
+const claimable = (due: string) => `
 SELECT e.seq FROM inbox_entries e
-WHERE ((e.status = 'pending' AND e.next_attempt_at <= :now) OR (e.status = 'processing' AND e.lease_until <= :now))
+WHERE ${due}
   AND (e.order_id IS NULL OR (
     NOT EXISTS (SELECT 1 FROM inbox_entries p WHERE p.order_id = e.order_id AND p.seq <> e.seq
       AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
@@ -92,45 +86,15 @@ WHERE ((e.status = 'pending' AND e.next_attempt_at <= :now) OR (e.status = 'proc
         OR (p.status = 'processing' AND p.lease_until > :now)))
     AND (e.event <> 'order.status_changed' OR e.received_at + :orderWaitMs <= :now
       OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
-ORDER BY e.next_attempt_at, e.seq
+ORDER BY ${due.includes('lease_until') ? 'e.lease_until' : 'e.next_attempt_at'}, e.seq
 LIMIT :limit`;
+const EXPIRED = claimable("e.status = 'processing' AND e.lease_until <= :now");
+const DUE = claimable("e.status = 'pending' AND e.next_attempt_at <= :now");
 
-const COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
-
-interface Row {
-  delivery_id: string;
-  event: string;
-  order_id: string | null;
-  ts: number;
-  status: InboxEntryStatus;
-  known: number;
-  attempts: number;
-  last_error: string | null;
-  received_at: number;
-  next_attempt_at: number;
-  finished_at: number | null;
-  payload?: string | null;
-}
-
-function toEntry(row: Row): InboxEntry {
-  return {
-    id: row.delivery_id,
-    event: row.event,
-    orderId: row.order_id,
-    ts: Number(row.ts),
-    status: row.status,
-    known: Boolean(row.known),
-    attempts: Number(row.attempts),
-    lastError: row.last_error,
-    receivedAt: Number(row.received_at),
-    nextAttemptAt: Number(row.next_attempt_at),
-    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-  };
-}
-
-function withPayload(row: Row): InboxEntryWithPayload {
-  return { ...toEntry(row), payload: row.payload ?? null };
-}
+type Row = InboxRow;
+const toEntry = entryFromRow;
+const withPayload = entryWithPayloadFromRow;
+const COLUMNS = INBOX_COLUMNS;
 
 function isBusy(error: unknown): boolean {
   const text = `${(error as { code?: unknown })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
@@ -177,7 +141,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       },
     };
     // A short driver-level wait; longer waits happen below, asynchronously.
-    opened.exec('PRAGMA busy_timeout = 20');
+    opened.exec('PRAGMA busy_timeout = 50');
     db = opened;
     return opened;
   }
@@ -186,13 +150,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   // steps, so that a receiver keeps answering other requests (and can answer 503 in time).
   async function attempt<T>(operation: (db: Database) => T): Promise<T> {
     const deadline = systemClock.now() + busyTimeoutMs;
-    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    for (;;) {
       try {
         return operation(open());
       } catch (error) {
         if (!isBusy(error) || systemClock.now() >= deadline) throw error;
       }
-      await sleep(systemClock, wait);
+      await sleep(systemClock, 1);
     }
   }
 
@@ -226,12 +190,25 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     await migrate();
     return attempt(operation);
   }
+  // A stored delivery must survive a power cut (FULL: the WAL is synced at each commit). A worker's
+  // claim or `done` may be lost by one (NORMAL: synced at checkpoints, still safe against a killed
+  // process): the entry then simply runs again, which at-least-once allows.
+  const durable = <T>(operation: (db: Database) => T) =>
+    run((database) => {
+      database.exec('PRAGMA synchronous = FULL');
+      return operation(database);
+    });
+  const relaxed = <T>(operation: (db: Database) => T) =>
+    run((database) => {
+      database.exec('PRAGMA synchronous = NORMAL');
+      return operation(database);
+    });
 
   return {
     migrate,
 
     insert: (entry: NewInboxEntry) =>
-      run((database) => {
+      durable((database) => {
         const result = database
           .prepare(
             `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
@@ -242,11 +219,11 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     claim: (request: ClaimRequest) =>
-      run((database) =>
+      relaxed((database) =>
         transaction(database, () => {
-          const seqs = database
-            .prepare(CLAIMABLE)
-            .all({ now: request.now, orderWaitMs: request.orderWaitMs, limit: request.limit }) as { seq: number }[];
+          const parameters = { now: request.now, orderWaitMs: request.orderWaitMs, limit: request.limit };
+          const seqs = database.prepare(EXPIRED).all(parameters) as { seq: number }[];
+          if (seqs.length < request.limit) seqs.push(...(database.prepare(DUE).all({ ...parameters, limit: request.limit - seqs.length }) as { seq: number }[]));
           const update = database.prepare(
             `UPDATE inbox_entries SET status = 'processing', lease_owner = ?, lease_until = ?, attempts = attempts + 1
              WHERE seq = ? RETURNING ${COLUMNS}, payload`,
@@ -256,7 +233,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       ),
 
     extendLease: (deliveryId, workerId, leaseUntil) =>
-      run((database) => {
+      relaxed((database) => {
         const result = database
           .prepare(`UPDATE inbox_entries SET lease_until = ? WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`)
           .run(leaseUntil, deliveryId, workerId);
@@ -264,7 +241,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     complete: (deliveryId, workerId, now) =>
-      run((database) => {
+      relaxed((database) => {
         const result = database
           .prepare(
             `UPDATE inbox_entries SET status = 'done', finished_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
@@ -275,7 +252,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     fail: (deliveryId, request: FailRequest) =>
-      run((database) => {
+      relaxed((database) => {
         const dead = request.nextAttemptAt === null;
         const result = database
           .prepare(
@@ -287,7 +264,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     orderCreatedPayload: (orderId) =>
-      run((database) => {
+      durable((database) => {
         const row = database
           .prepare(`SELECT payload FROM inbox_entries WHERE order_id = ? AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`)
           .get(orderId) as { payload: string } | undefined;
@@ -295,13 +272,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     get: (deliveryId) =>
-      run((database) => {
+      durable((database) => {
         const row = database.prepare(`SELECT ${COLUMNS}, payload FROM inbox_entries WHERE delivery_id = ?`).get(deliveryId) as Row | undefined;
         return row ? withPayload(row) : undefined;
       }),
 
     list: ({ status, after, limit }) =>
-      run((database) => {
+      durable((database) => {
         const rows = database
           .prepare(
             `SELECT ${COLUMNS} FROM inbox_entries
@@ -314,7 +291,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     stats: (now) =>
-      run((database) => {
+      durable((database) => {
         const counts = database.prepare(`SELECT status, COUNT(*) AS n FROM inbox_entries GROUP BY status`).all() as { status: string; n: number }[];
         const oldest = database
           .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE status IN ('pending', 'processing')`)
@@ -323,7 +300,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     retry: (deliveryId, now) =>
-      run((database) => {
+      durable((database) => {
         const result = database
           .prepare(
             `UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL
@@ -334,7 +311,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     retryDead: (now) =>
-      run((database) => {
+      durable((database) => {
         const result = database
           .prepare(`UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL WHERE status = 'dead'`)
           .run(now);
@@ -342,7 +319,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     purge: (request: PurgeRequest) =>
-      run((database) => {
+      durable((database) => {
         const sql =
           request.what === 'entry'
             ? `DELETE FROM inbox_entries WHERE status = ? AND finished_at < ?`

@@ -1,19 +1,13 @@
 import { createServer } from 'node:http';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { createInbox } from 'integration-sdk/inbox';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { createSandbox } from 'integration-sdk/sandbox';
 import { api } from '../../sandbox/helpers.ts';
 import { deliveryRequest, orderCreated } from '../support/inbox-fixture.ts';
-import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { usePostgres } from '../support/postgres.ts';
 
-let postgres: TestPostgres;
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await postgres?.dispose();
-});
+const postgres = usePostgres();
 
 test.runIf(!process.env.INTEGRATION_TEST_PG_URL)(
   'answers 503 in bounded time while Postgres is stopped; every delivery the sandbox retried afterwards is stored and worked',
@@ -24,7 +18,7 @@ test.runIf(!process.env.INTEGRATION_TEST_PG_URL)(
     const { port } = server.address() as { port: number };
     const registered = await api(sandbox)('POST', '/webhooks', { url: `http://127.0.0.1:${port}/webhooks`, events: ['order.created', 'order.status_changed'] });
     const { secret } = registered.body as { secret: string };
-    const inbox = createInbox({ secret, store: postgresStore({ connectionString: postgres.url, schema: 'store_down' }), storeTimeoutMs: 2000 });
+    const inbox = createInbox({ secret, store: postgresStore({ connectionString: postgres.current.url, schema: 'store_down' }), storeTimeoutMs: 2000 });
     server.on('request', inbox.handler.node);
     const handled: string[] = [];
     inbox.startWorker({ handlers: { 'order.created': async (_event, ctx) => void handled.push(ctx.deliveryId) }, pollMs: 200 });
@@ -33,7 +27,7 @@ test.runIf(!process.env.INTEGRATION_TEST_PG_URL)(
     await sandbox.idle();
     expect((await inbox.stats()).received).toBe(1);
 
-    await postgres.stop();
+    await postgres.current.stop();
     const started = performance.now();
     const refused = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: Date.now(), secret }));
     expect(refused.status).toBe(503);
@@ -43,7 +37,7 @@ test.runIf(!process.env.INTEGRATION_TEST_PG_URL)(
     await new Promise((resolve) => setTimeout(resolve, 500));
     const failedAttempts = sandbox.deliveries().filter((delivery) => delivery.attempt_count >= 1 && delivery.status !== 'delivered');
     expect(failedAttempts.length).toBeGreaterThan(0);
-    await postgres.start();
+    await postgres.current.start();
 
     await sandbox.idle();
     const deliveries = sandbox.deliveries();

