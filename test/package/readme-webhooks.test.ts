@@ -14,7 +14,8 @@ const SECRET = 'whsec_readme_sample_secret';
 
 function webhookSamples(): string[] {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Receiving webhooks'), readme.indexOf('## Sandbox'));
+  const start = readme.indexOf('## Receiving webhooks');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
