@@ -191,11 +191,6 @@ export function traceAttempt<T>(fields: Omit<AttemptContext, 'call' | 'batch'>, 
   return trace(tracing, context as AttemptContext & { result?: unknown }, () => fn(context), () => undefined);
 }
 
-/** Whether `integration-sdk:inbox` has subscribers: build its contexts only then. */
-export function inboxTraced(): boolean {
-  return channels.inbox?.hasSubscribers ?? false;
-}
-
 /** Publishes one inbox step on `integration-sdk:inbox` (when anyone listens). */
 export function traceInbox<T>(fields: InboxContext, fn: (context: InboxContext | undefined) => Promise<T>): Promise<T> {
   const tracing = channels.inbox;

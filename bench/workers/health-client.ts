@@ -15,12 +15,13 @@
 import ky from 'ky';
 import OpenAI from 'openai';
 import { IntegrationClient } from 'integration-sdk';
+import { BENCH_API_KEY, interleavedRounds, rawHealth, timeHealthCalls } from '../lib/health-rounds.ts';
 
 const [url = '', callsArg = '2000', roundsArg = '3', blockArg = '100'] = process.argv.slice(2);
 const CALLS = Number(callsArg);
 const ROUNDS = Number(roundsArg);
 const BLOCK = Number(blockArg);
-const API_KEY = 'service_bench_secretsecretsecret';
+const API_KEY = BENCH_API_KEY;
 const route = `${url}/integration/v1/health`;
 const headers = { 'X-API-Key': API_KEY, Accept: 'application/json' };
 
@@ -29,11 +30,7 @@ const sdkBucket = new IntegrationClient({ apiKey: API_KEY, baseUrl: url, rateLim
 const openai = new OpenAI({ apiKey: 'sk-bench', baseURL: `${url}/integration/v1`, maxRetries: 0 });
 
 const clients: Record<string, () => Promise<unknown>> = {
-  raw: async () => {
-    const response = await fetch(route, { headers });
-    if (!response.ok) throw new Error(`raw: HTTP ${response.status}`);
-    return JSON.parse(await response.text()) as unknown;
-  },
+  raw: rawHealth(url),
   sdk: () => sdk.health(),
   sdk_bucket: () => sdkBucket.health(),
   openai: () => openai.get('/health'),
@@ -44,27 +41,5 @@ const clients: Record<string, () => Promise<unknown>> = {
   },
 };
 
-async function timeCalls(call: () => Promise<unknown>, calls: number): Promise<number> {
-  const start = performance.now();
-  for (let i = 0; i < calls; i += 1) {
-    const body = (await call()) as { status?: string };
-    if (body.status !== 'ok') throw new Error('unexpected /health body');
-  }
-  return performance.now() - start;
-}
-
-const names = Object.keys(clients);
-for (const name of names) await timeCalls(clients[name]!, 300); // JIT and open the keep-alive sockets
-const rounds: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-for (let round = 0; round < ROUNDS; round += 1) {
-  const total: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
-  for (let block = 0; block < CALLS / BLOCK; block += 1) {
-    // Rotate who goes first in each block: none always follows the same neighbour.
-    for (let i = 0; i < names.length; i += 1) {
-      const name = names[(i + block) % names.length]!;
-      total[name]! += await timeCalls(clients[name]!, BLOCK);
-    }
-  }
-  for (const name of names) rounds[name]!.push(total[name]!);
-}
+const rounds = await interleavedRounds(Object.keys(clients), (name, calls) => timeHealthCalls(clients[name]!, calls), { calls: CALLS, rounds: ROUNDS, block: BLOCK });
 console.log(JSON.stringify({ calls: CALLS, rounds }));
