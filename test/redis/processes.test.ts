@@ -96,8 +96,10 @@ describe.skipIf(skipRedis)('processes sharing one key through Redis', () => {
   it('Redis stopped mid-run: calls go on, on the fallback; restarted: the shared bucket is used again', { timeout: 40_000 }, async () => {
     const keyId = sandbox.apiKey.split('_')[1]!;
     const running = runProcesses(4, 25);
-    // The processes take a while to start: stop Redis once they have been using it for a second.
-    while (!(await redis.exists(`integration-sdk:rate:{${keyId}}`))) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The processes take a while to start (longer on a loaded machine): stop Redis once all four are
+    // connected to it (this test's own client is the fifth) and have been using it for a second.
+    const connected = async () => String(await redis.sendCommand(['CLIENT', 'LIST'])).trim().split('\n').length;
+    while ((await connected()) < 5 || !(await redis.exists(`integration-sdk:rate:{${keyId}}`))) await new Promise((resolve) => setTimeout(resolve, 50));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await server.stop();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
