@@ -101,14 +101,17 @@ export function clientFor(sandbox: Sandbox, options: Partial<IntegrationClientOp
 export class ScaledClock implements Clock, SandboxClock {
   readonly delays: number[] = [];
   readonly #factor: number;
+  // Elapsed time is read from the monotonic clock: a step of the machine's wall clock (time sync on
+  // a loaded CI machine), multiplied by the factor, would make a wait look shorter than it was.
   readonly #origin = Date.now();
+  readonly #startedAt = performance.now();
 
   constructor(factor: number) {
     this.#factor = factor;
   }
 
   now(): number {
-    return this.#origin + (Date.now() - this.#origin) * this.#factor;
+    return this.#origin + (performance.now() - this.#startedAt) * this.#factor;
   }
 
   setTimeout(callback: () => void, ms: number): () => void {
