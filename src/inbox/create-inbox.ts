@@ -2,11 +2,13 @@ import { systemClock, type Clock } from '../clock.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
+import { toleranceOf } from '../webhooks/timestamp.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
 import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore } from './store.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
 
 const DAY = 86_400_000;
+const STATUSES: readonly InboxEntryStatus[] = ['pending', 'processing', 'done', 'dead'];
 /** Delivery ids outlive the service's retry window (about 14 h 35 min) by a wide margin. */
 const MIN_ID_DAYS = 7;
 
@@ -89,10 +91,22 @@ export function createInbox(options: InboxOptions): Inbox {
   if (secrets.length === 0 || secrets.some((secret) => typeof secret !== 'string' || secret === '')) {
     throw new ConfigurationError('createInbox needs { secret }: the endpoint secret (a non-empty string, or an array of them while rotating).');
   }
+  // Checked here rather than on each delivery, where a NaN would fail every one of them.
+  const toleranceSeconds = toleranceOf(options.toleranceSeconds);
+  const storeTimeoutMs = options.storeTimeoutMs ?? 3000;
+  if (typeof storeTimeoutMs !== 'number' || !Number.isFinite(storeTimeoutMs) || storeTimeoutMs <= 0) {
+    throw new ConfigurationError('createInbox: storeTimeoutMs must be a number of milliseconds > 0.');
+  }
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new ConfigurationError('createInbox: onError must be a function when given.');
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
+  if (options.retention !== undefined && (typeof options.retention !== 'object' || options.retention === null)) {
+    throw new ConfigurationError('createInbox: retention must be an object such as { days: 7 }.');
+  }
   const retentionDays = options.retention?.days ?? 7;
-  if (!Number.isFinite(retentionDays) || retentionDays < 0) throw new ConfigurationError('createInbox: retention.days must be zero or more.');
+  if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
+    throw new ConfigurationError('createInbox: retention.days must be zero or more.');
+  }
 
   let migration: Promise<void> | undefined;
   const ready = () => (migration ??= store.migrate().catch((error: unknown) => {
@@ -101,6 +115,7 @@ export function createInbox(options: InboxOptions): Inbox {
   }));
   const localListeners = new Set<() => void>();
   const workers = new Set<InboxWorker>();
+  let closed = false;
   let nextRetentionAt = 0;
 
   async function applyRetention(): Promise<void> {
@@ -123,8 +138,8 @@ export function createInbox(options: InboxOptions): Inbox {
     handler: createInboxHandler({
       store: readyStore,
       secret: options.secret,
-      toleranceSeconds: options.toleranceSeconds,
-      storeTimeoutMs: options.storeTimeoutMs ?? 3000,
+      toleranceSeconds,
+      storeTimeoutMs,
       clock,
       onStored: () => {
         for (const listener of localListeners) listener();
@@ -133,6 +148,8 @@ export function createInbox(options: InboxOptions): Inbox {
     }),
 
     startWorker(workerOptions) {
+      // Its loop would only meet the closed store, again and again, in onError.
+      if (closed) throw new ConfigurationError('This inbox is closed: create a new one to start a worker.');
       const worker = startWorker(
         {
           store,
@@ -162,6 +179,10 @@ export function createInbox(options: InboxOptions): Inbox {
     },
 
     async *entries(filter = {}) {
+      if (typeof filter !== 'object' || filter === null) throw new InvalidInputError([{ path: 'filter', message: 'must be an object such as { status: \'dead\' }' }]);
+      if (filter.status !== undefined && !STATUSES.includes(filter.status)) {
+        throw new InvalidInputError([{ path: 'status', message: `must be one of ${STATUSES.join(', ')}` }]);
+      }
       await ready();
       let after: { receivedAt: number; id: string } | undefined;
       for (;;) {
@@ -189,7 +210,8 @@ export function createInbox(options: InboxOptions): Inbox {
       return store.retryDead(clock.now());
     },
 
-    async purge({ status, olderThanDays = 0 } = {} as PurgeOptions) {
+    async purge(purgeOptions) {
+      const { status, olderThanDays = 0 } = purgeOptions ?? ({} as Partial<PurgeOptions>);
       if (status !== 'done' && status !== 'dead') throw new InvalidInputError([{ path: 'status', message: "must be 'done' or 'dead'" }]);
       if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new InvalidInputError([{ path: 'olderThanDays', message: 'must be zero or more' }]);
       await ready();
@@ -197,6 +219,7 @@ export function createInbox(options: InboxOptions): Inbox {
     },
 
     async close() {
+      closed = true;
       await Promise.all([...workers].map((worker) => worker.stop()));
       await store.close();
     },

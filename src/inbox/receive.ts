@@ -1,3 +1,5 @@
+import { BodyLimitError, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebBody } from '../bounded-body.ts';
+import { ConfigurationError } from '../errors/integration-error.ts';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.ts';
 import { traceInbox } from '../diagnostics.ts';
 import type { Clock } from '../clock.ts';
@@ -10,6 +12,11 @@ import type { InboxStore } from './store.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+// The #1 webhook pitfall: a JSON parser ran first, and the signed bytes are gone.
+const BODY_ALREADY_READ =
+  "The body was already parsed or read by another middleware: mount express.raw({ type: 'application/json' }) on the inbox route, " +
+  'or register the route before any app-wide express.json().';
 
 /** The receiving side: a Fetch handler, with `.node` for node:http and Express. */
 export interface InboxHandler {
@@ -37,22 +44,28 @@ interface Answer {
   outcome?: Outcome;
 }
 
-class TooLarge extends Error {}
-
 interface Incoming {
   method: string | undefined;
   headers: WebhookHeaders;
   /** Declared `Content-Length`, if any. */
   declaredLength: number | undefined;
-  /** Reads at most MAX_BODY_BYTES, else throws TooLarge. */
+  /** Reads at most MAX_BODY_BYTES within the body timeout, else throws BodyLimitError. */
   readBody(): Promise<Uint8Array>;
 }
 
 /** Verify, store durably, then answer: the inbox's version of the spec 6.3 receiver rules. */
 export function createInboxHandler(options: ReceiveOptions): InboxHandler {
+  const limits = { maxBodyBytes: MAX_BODY_BYTES, bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS, clock: options.clock };
   const answer = (incoming: Incoming) =>
     traceInbox({ kind: 'received' }, async (context) => {
-      const result = await answerDelivery(incoming, options, context);
+      let result: Answer;
+      try {
+        result = await answerDelivery(incoming, options, context);
+      } catch (error) {
+        // Whatever went wrong, the service gets an answer it retries, and never a 2xx without the row.
+        report(options, error);
+        result = { status: 500, body: 'inbox error' };
+      }
       if (context && result.outcome) context.outcome = result.outcome;
       return result;
     });
@@ -62,7 +75,7 @@ export function createInboxHandler(options: ReceiveOptions): InboxHandler {
       method: request.method,
       headers: request.headers,
       declaredLength: lengthOf(request.headers.get('content-length')),
-      readBody: () => readWebStream(request.body),
+      readBody: () => readWebBody(request.body, limits),
     });
     if (result.status === 413) void request.body?.cancel().catch(() => {});
     return new Response(result.body, { status: result.status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
@@ -73,13 +86,13 @@ export function createInboxHandler(options: ReceiveOptions): InboxHandler {
       method: req.method,
       headers: req.headers,
       declaredLength: lengthOf(headerValue(req.headers['content-length'])),
-      readBody: () => readNodeBody(req),
+      readBody: () => nodeBody(req, limits),
     })
       .then((result) => {
         res.statusCode = result.status;
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         // An unread body must not be drained by node:http: close the connection after answering.
-        if (result.status === 413) res.setHeader('Connection', 'close');
+        if (result.status === 413 || result.status === 408 || req.complete === false) res.setHeader('Connection', 'close');
         res.end(result.body);
       })
       .catch((error: unknown) => report(options, error));
@@ -96,8 +109,10 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   try {
     body = await incoming.readBody();
   } catch (error) {
-    if (error instanceof TooLarge) return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
+    if (error instanceof BodyLimitError && error.status === 413) return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
     report(options, error);
+    if (error instanceof BodyLimitError) return { status: 408, body: 'body_timeout', outcome: 'rejected' };
+    if (error instanceof ConfigurationError) return { status: 400, body: error.message, outcome: 'rejected' };
     return { status: 400, body: 'body could not be read', outcome: 'rejected' };
   }
   let event;
@@ -107,9 +122,9 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
       now: options.clock.now(),
     });
   } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
-    if (error instanceof WebhookVerificationError) return { status: 400, body: error.reason, outcome: 'rejected' };
-    throw error;
+    return { status: 400, body: error.reason, outcome: 'rejected' };
   }
   if (context) {
     context.event = event.event;
@@ -181,48 +196,20 @@ function headerValue(value: string | readonly string[] | undefined): string | un
   return typeof value === 'string' || value === undefined ? value : value[0];
 }
 
-function join(chunks: Uint8Array[], total: number): Uint8Array {
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+/**
+ * The raw body of a Node request: bytes or text an express.raw / express.text parser left in
+ * `req.body`, else the request stream itself, read within the body limits (paused, not destroyed,
+ * past them, so that the 413 can still be written).
+ */
+async function nodeBody(req: NodeRequestLike, limits: { maxBodyBytes: number; bodyTimeoutMs: number; clock: Clock }): Promise<Uint8Array> {
+  const body = req.body;
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : undefined;
+  if (bytes) {
+    if (bytes.byteLength > MAX_BODY_BYTES) throw new BodyLimitError(413, 'The body is larger than 1 MB.');
+    return bytes;
   }
-  return bytes;
-}
-
-async function readWebStream(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
-  if (!stream) return new Uint8Array();
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return join(chunks, total);
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new TooLarge();
-    }
-    chunks.push(value);
-  }
-}
-
-async function readNodeBody(req: NodeRequestLike): Promise<Uint8Array> {
-  const body = (req as { body?: unknown }).body;
-  // express.raw / express.text already read it.
-  if (body instanceof Uint8Array) {
-    if (body.byteLength > MAX_BODY_BYTES) throw new TooLarge();
-    return body;
-  }
-  if (typeof body === 'string') return readWebStream(new Blob([body]).stream());
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of req as unknown as AsyncIterable<Uint8Array | string>) {
-    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-    total += bytes.byteLength;
-    if (total > MAX_BODY_BYTES) throw new TooLarge();
-    chunks.push(bytes);
-  }
-  return chunks.length === 1 ? chunks[0]! : join(chunks, total);
+  // body-parser 1.x (Express 4) leaves {} on a request it skipped; the stream is then still unread.
+  const parsed = body !== undefined && body !== null && !(req.readableEnded === false && typeof body === 'object' && Object.keys(body).length === 0);
+  if (parsed || req.readableEnded === true) throw new ConfigurationError(BODY_ALREADY_READ);
+  return readNodeBody(req, limits);
 }

@@ -98,8 +98,18 @@ let workerCount = 0;
 export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): InboxWorker {
   const handlers = options?.handlers;
   if (typeof handlers !== 'object' || handlers === null) throw new ConfigurationError('startWorker needs { handlers }: a handler per event name.');
-  const concurrency = positive(options.concurrency ?? 1, 'concurrency');
-  const maxAttempts = positive(options.maxAttempts ?? 10, 'maxAttempts');
+  // A handler that is not a function would otherwise fail each of its entries until they are dead.
+  for (const [name, handler] of Object.entries(handlers)) {
+    if (handler !== undefined && typeof handler !== 'function') throw new ConfigurationError(`startWorker: handlers['${name}'] must be a function.`);
+  }
+  for (const name of ['retryDelayMs', 'onError'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`startWorker: ${name} must be a function when given.`);
+  }
+  if (options.client !== undefined && typeof options.client?.orders?.get !== 'function') {
+    throw new ConfigurationError('startWorker: client must be an IntegrationClient (anything with orders.get(orderId)).');
+  }
+  const concurrency = whole(options.concurrency ?? 1, 'concurrency');
+  const maxAttempts = whole(options.maxAttempts ?? 10, 'maxAttempts');
   const leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
   const orderWaitMs = nonNegative(options.orderWaitMs ?? 600_000, 'orderWaitMs');
   const pollMs = positive(options.pollMs ?? 250, 'pollMs');
@@ -125,13 +135,18 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
   };
 
   async function loop(): Promise<void> {
-    await deps.ready();
-    unsubscribeStore = await store.subscribe?.(signalWake);
+    let subscribed = false;
     while (!stopping) {
       const free = concurrency - running.size;
       let claimed: InboxEntryWithPayload[] = [];
       if (free > 0) {
         try {
+          // Inside the loop: a store that is down as the worker starts is tried again at each poll.
+          await deps.ready();
+          if (!subscribed) {
+            subscribed = true;
+            unsubscribeStore = await store.subscribe?.(signalWake);
+          }
           await deps.retention();
           claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
         } catch (error) {
@@ -276,6 +291,12 @@ function withoutPayload(entry: InboxEntry): InboxEntry {
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return message.slice(0, 1000);
+}
+
+// Counts: a fraction would reach the store's LIMIT, or make the last attempt never the last.
+function whole(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`startWorker: ${name} must be a whole number >= 1.`);
+  return value;
 }
 
 function positive(value: number, name: string): number {

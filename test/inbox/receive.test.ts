@@ -1,12 +1,13 @@
-import { request as httpRequest, createServer, type Server } from 'node:http';
+import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import diagnostics from 'node:diagnostics_channel';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES, type InboxStore } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { createInbox } from 'integration-sdk/inbox';
 import { DatabaseSync } from 'node:sqlite';
 import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, sqliteInbox } from './support/inbox-fixture.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { listenForTest, postEndless } from '../webhooks/support/slow-senders.ts';
 
 const disposers: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -115,6 +116,42 @@ describe('inbox.handler (Fetch)', () => {
     expect(JSON.stringify(errors.map(String))).not.toContain('98765');
   });
 
+  it('answers 408 to a Fetch body that stops arriving', async () => {
+    const { inbox, manual } = setup();
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(16).fill(0x20)) });
+    const answer = inbox.handler(new Request(genuine.url, { method: 'POST', headers: genuine.headers, body: stalled, duplex: 'half' } as RequestInit));
+    await vi.waitFor(() => expect(manual.pendingTimers).toBeGreaterThan(0), { interval: 5 });
+    manual.advance(5_000);
+    expect((await answer).status).toBe(408);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 500 (never 2xx, never no answer) when something unexpected throws, on both forms', async () => {
+    const { clock, manual } = manualClock();
+    const dir = tempDir('inbox-unexpected');
+    disposers.push(() => dir.remove());
+    let broken = false;
+    const errors: unknown[] = [];
+    const inbox = createInbox({
+      secret: SECRET,
+      store: sqliteStore({ path: `${dir.path}/inbox.db` }),
+      clock: { now: () => (broken ? Number.NaN : clock.now()), setTimeout: clock.setTimeout },
+      onError: (error) => errors.push(error),
+    });
+    disposers.push(() => inbox.close());
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    const body = await genuine.clone().text();
+    broken = true;
+    expect((await inbox.handler(genuine)).status).toBe(500);
+    const port = await listenForTest(createServer(inbox.handler.node));
+    const response = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers: genuine.headers, body });
+    expect(response.status).toBe(500);
+    expect(errors).toHaveLength(2);
+    broken = false;
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
   it('answers 503, never 2xx, when the store throws', async () => {
     const { manual, clock } = manualClock();
     const broken = { migrate: async () => {}, insert: async () => { throw new Error('disk full'); }, claim: async () => [] } as unknown as InboxStore;
@@ -160,6 +197,59 @@ describe('inbox.handler.node', () => {
     // node:http may reset the socket while the client still writes; when an answer arrives it is 413.
     expect([413, -1]).toContain(tooLarge.status);
     expect((await inbox.stats()).received).toBe(1);
+  });
+
+  it('answers a chunked body that goes past 1 MB with 413 and Connection: close, without reading the rest', async () => {
+    const { inbox, manual } = setup();
+    const requests: IncomingMessage[] = [];
+    const port = await listenForTest(
+      createServer((req, res) => {
+        requests.push(req);
+        inbox.handler.node(req, res);
+      }),
+    );
+    const headers = Object.fromEntries(deliveryRequest(orderCreated(), { nowMs: manual.now() }).headers);
+    const { answer, client } = postEndless(port, '/webhooks', headers, 4096); // 256 MB offered, no Content-Length
+    const { status, connection } = await answer;
+    client.destroy();
+    expect(status).toBe(413);
+    expect(connection).toBe('close');
+    expect(requests[0]!.socket.bytesRead).toBeLessThan(8 * MAX_BODY_BYTES);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 408 to a body that stops arriving, within the 10 s the service waits', async () => {
+    const { inbox, manual } = setup();
+    const port = await listenForTest(createServer(inbox.handler.node));
+    const headers = Object.fromEntries(deliveryRequest(orderCreated(), { nowMs: manual.now() }).headers);
+    const { answer, client } = postEndless(port, '/webhooks', headers, 1); // 64 KB, then nothing
+    await vi.waitFor(() => expect(manual.pendingTimers).toBeGreaterThan(0), { interval: 5 });
+    manual.advance(5_000);
+    const { status } = await answer;
+    client.destroy();
+    expect(status).toBe(408);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 400 naming express.raw when a JSON parser already consumed the body, storing nothing', async () => {
+    const { inbox, manual } = setup();
+    const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
+    const port = await listenForTest(
+      createServer((req, res) => {
+        // What express.json() does before the route: the signed bytes are gone.
+        let text = '';
+        req.setEncoding('utf8');
+        req.on('data', (chunk: string) => (text += chunk));
+        req.on('end', () => {
+          (req as IncomingMessage & { body?: unknown }).body = JSON.parse(text);
+          inbox.handler.node(req, res);
+        });
+      }),
+    );
+    const response = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers: genuine.headers, body: await genuine.text() });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('express.raw');
+    expect((await inbox.stats()).received).toBe(0);
   });
 
   function sqliteInboxWithRealClock() {

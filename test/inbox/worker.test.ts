@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
+import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxStore, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import type { WebhookEvent } from 'integration-sdk/webhooks';
 import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, statusChanged } from './support/inbox-fixture.ts';
@@ -109,6 +109,39 @@ describe('inbox.startWorker', () => {
     manual.advance(100);
     await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
     expect(attempts).toEqual([1, 2, 3, 1]);
+  });
+
+  it('keeps trying when the store cannot be reached as it starts, and works once it can', async () => {
+    const { clock, manual } = manualClock();
+    const dir = tempDir('inbox-worker-down');
+    const real = sqliteStore({ path: `${dir.path}/inbox.db` });
+    let down = true;
+    // A database that is down when the process starts (a deploy racing a Postgres restart).
+    const store: InboxStore = {
+      ...real,
+      migrate: async () => {
+        if (down) throw new Error('connect ECONNREFUSED');
+        return real.migrate();
+      },
+    };
+    const errors: unknown[] = [];
+    const inbox = createInbox({ secret: SECRET, store, clock, random: () => 0.5 });
+    const handled: string[] = [];
+    const worker = inbox.startWorker({ handlers: { 'order.created': async (_event, ctx) => void handled.push(ctx.deliveryId) }, pollMs: 100, onError: (error) => errors.push(error) });
+    disposers.push(async () => {
+      await worker.stop({ graceMs: 0 });
+      await inbox.close();
+      dir.remove();
+    });
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+    down = false;
+    const id = 'fafafafa-0000-4000-8000-000000000001';
+    expect((await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: id }))).status).toBe(200);
+    await vi.waitFor(() => {
+      manual.advance(100);
+      expect(handled).toEqual([id]);
+    });
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
   });
 
   it('backs off 1 s doubling to 1 h by default, with ±20 % jitter from the random seam', () => {

@@ -69,8 +69,12 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   const ownsPool = !options.pool;
   const listeners = new Set<PoolClient>();
 
-  const getPool = () =>
-    (pool ??= options.pool
+  let closed = false;
+
+  const getPool = () => {
+    // After close() a new pool would open connections nobody ends.
+    if (closed) return Promise.reject(new ConfigurationError('This inbox store is closed.'));
+    return (pool ??= options.pool
       ? Promise.resolve(options.pool)
       : loadPg().then((pg) => {
           const created = new pg.Pool({ connectionString: options.connectionString, ...options.poolConfig });
@@ -78,6 +82,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
           created.on('error', () => {});
           return created;
         }));
+  };
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
     const result = await (await getPool()).query(sql, params);
@@ -86,6 +91,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
   let migrated: Promise<void> | undefined;
   async function migrate(): Promise<void> {
+    if (closed) throw new ConfigurationError('This inbox store is closed.');
     migrated ??= (async () => {
       const client = await (await getPool()).connect();
       try {
@@ -277,6 +283,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async close() {
+      closed = true;
       for (const client of listeners) client.release(true);
       listeners.clear();
       if (ownsPool && pool) await (await pool).end();

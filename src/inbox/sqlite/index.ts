@@ -32,7 +32,10 @@ interface Database {
 }
 type DatabaseClass = new (path: string) => Database;
 
-/** `DatabaseSync` on Node 22–25, `Database` on Node 26; a clear error where neither exists. */
+/**
+ * `Database` from Node 26, `DatabaseSync` on Node 22–25; a clear error where neither exists.
+ * `Database` first: on Node 26 `DatabaseSync` is only a deprecated alias (DEP0210).
+ */
 function databaseClass(): DatabaseClass {
   let sqlite: Record<string, unknown> | undefined;
   try {
@@ -40,7 +43,7 @@ function databaseClass(): DatabaseClass {
   } catch {
     sqlite = undefined;
   }
-  const found = sqlite?.DatabaseSync ?? sqlite?.Database;
+  const found = sqlite?.Database ?? sqlite?.DatabaseSync;
   if (typeof found !== 'function') {
     throw new ConfigurationError(
       `sqliteStore needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use postgresStore, or upgrade Node.`,
@@ -117,6 +120,10 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     throw new ConfigurationError('sqliteStore needs { path }: the database file.');
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  // A NaN deadline would never pass: a locked file would be retried forever.
+  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new ConfigurationError('sqliteStore: busyTimeoutMs must be a number of milliseconds >= 0.');
+  }
   let db: Database | undefined;
   let closed = false;
 
