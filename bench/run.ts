@@ -27,7 +27,8 @@ const FIGURE_IDS = [
   'webhooks_entry_gzip_kb', 'main_entry_gzip_kb', 'main_import_ms',
   'shared_rate_1p_pct', 'shared_rate_2p_pct', 'shared_rate_4p_pct', 'shared_rate_8p_pct',
   'shared_rate_429_after_first_s', 'shared_rate_redis_calls_per_request',
-  'inbox_receive_sqlite_x_floor', 'inbox_worked_per_s_sqlite', 'inbox_worked_per_s_sqlite_2', 'inbox_worked_per_s_sqlite_4',
+  'inbox_receive_sqlite_x_floor', 'inbox_received_per_s_sqlite', 'inbox_worked_per_s_sqlite', 'inbox_worked_per_s_sqlite_2', 'inbox_worked_per_s_sqlite_4',
+  'inbox_receive_postgres_x_floor', 'inbox_received_per_s_postgres', 'inbox_worked_per_s_postgres', 'inbox_worked_per_s_postgres_2', 'inbox_worked_per_s_postgres_4',
   'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
   'cli_100k_time_x_library', 'cli_1gb_rss_x_10mb',
 ];

@@ -1,8 +1,10 @@
-// The inbox's figures, in a process of their own. `receive <passes> <perPass>`: signed deliveries
-// posted over keep-alive sockets to (a) the inbox handler on SQLite and (b) the floor, a bare
-// node:http handler doing the same HMAC check and the same single durable insert (WAL,
-// synchronous=FULL); passes alternate so that both see the same machine. `work <db> <n>`: one
-// worker process working entries with an empty handler until none is left.
+// The inbox's figures, in a process of their own. `receive <db> <passes> <perPass>`: signed
+// deliveries posted over keep-alive sockets to (a) the inbox handler and (b) the floor, a bare
+// node:http handler doing the same HMAC check and the same single durable insert (SQLite: WAL,
+// synchronous=FULL; Postgres: one committed INSERT through a pg.Pool of the same size as the
+// store's); passes alternate so that both see the same machine. `fill <db> <n>` stores n entries;
+// `work <db>`: one worker process working entries with an empty handler until none is left.
+// `<db>` is a SQLite file path, or `<postgres URL>#<schema>` for a Postgres store.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
@@ -10,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { createInbox } from 'integration-sdk/inbox';
+import pg from 'pg';
+import { createInbox, type InboxStore } from 'integration-sdk/inbox';
+import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { signWebhook } from 'integration-sdk/webhooks';
 import { orderCreatedOfSize } from '../lib/payloads.ts';
@@ -19,10 +23,33 @@ const SECRET = 'whsec_bench_0123456789abcdef';
 // A typical order of about 2 KB, valid against the SDK's OrderSchema.
 const ORDER = orderCreatedOfSize(2048, 0).event.data;
 
-function floorListener(db: DatabaseSync): RequestListener {
+/** A `<db>` argument: a SQLite file, or a Postgres URL with the schema after `#`. */
+function storeFor(db: string): InboxStore {
+  if (!db.startsWith('postgres')) return sqliteStore({ path: db });
+  const [connectionString, schema] = db.split('#');
+  return postgresStore({ connectionString, schema });
+}
+
+type Insert = (deliveryId: string, payload: string) => Promise<void>;
+
+function sqliteFloor(path: string): { insert: Insert; close(): Promise<void> } {
+  const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL');
   db.exec('CREATE TABLE IF NOT EXISTS floor (delivery_id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
-  const insert = db.prepare('INSERT INTO floor (delivery_id, payload) VALUES (?, ?) ON CONFLICT DO NOTHING');
+  const statement = db.prepare('INSERT INTO floor (delivery_id, payload) VALUES (?, ?) ON CONFLICT DO NOTHING');
+  return { insert: async (id, payload) => void statement.run(id, payload), close: async () => db.close() };
+}
+
+async function postgresFloor(url: string): Promise<{ insert: Insert; close(): Promise<void> }> {
+  const pool = new pg.Pool({ connectionString: url });
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_floor (delivery_id TEXT PRIMARY KEY, payload TEXT NOT NULL)');
+  return {
+    insert: async (id, payload) => void (await pool.query('INSERT INTO bench_floor (delivery_id, payload) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, payload])),
+    close: () => pool.end(),
+  };
+}
+
+function floorListener(insert: Insert): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -36,8 +63,10 @@ function floorListener(db: DatabaseSync): RequestListener {
         res.end();
         return;
       }
-      insert.run(String(req.headers['x-service-delivery-id']), body.toString('utf8'));
-      res.end('OK');
+      insert(String(req.headers['x-service-delivery-id']), body.toString('utf8')).then(
+        () => res.end('OK'),
+        () => ((res.statusCode = 503), res.end()),
+      );
     });
   };
 }
@@ -82,13 +111,14 @@ async function throughput(port: number, count: number, concurrency = 16): Promis
   return count / ((performance.now() - started) / 1000);
 }
 
-async function receive(passes: number, perPass: number): Promise<void> {
+async function receive(target: string, passes: number, perPass: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-bench-'));
-  const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path: join(dir, 'inbox.db') }) });
+  const onPostgres = target.startsWith('postgres');
+  const inbox = createInbox({ secret: SECRET, store: storeFor(onPostgres ? target : join(dir, 'inbox.db')) });
   await inbox.stats();
-  const floorDb = new DatabaseSync(join(dir, 'floor.db'));
+  const floorDb = onPostgres ? await postgresFloor(target.split('#')[0]!) : sqliteFloor(join(dir, 'floor.db'));
   const sdk = await listen(inbox.handler.node);
-  const floor = await listen(floorListener(floorDb));
+  const floor = await listen(floorListener(floorDb.insert));
   await throughput(sdk.port, 200);
   await throughput(floor.port, 200);
   const result = { sdk: [] as number[], floor: [] as number[] };
@@ -99,13 +129,13 @@ async function receive(passes: number, perPass: number): Promise<void> {
   sdk.close();
   floor.close();
   await inbox.close();
-  floorDb.close();
+  await floorDb.close();
   rmSync(dir, { recursive: true, force: true });
   console.log(JSON.stringify(result));
 }
 
 async function fill(db: string, count: number): Promise<void> {
-  const store = sqliteStore({ path: db });
+  const store = storeFor(db);
   await store.migrate();
   for (let i = 0; i < count; i += 1) {
     const orderId = `order-${i}`;
@@ -116,7 +146,7 @@ async function fill(db: string, count: number): Promise<void> {
 }
 
 async function work(db: string): Promise<void> {
-  const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path: db }) });
+  const inbox = createInbox({ secret: SECRET, store: storeFor(db) });
   const started = performance.now();
   let worked = 0;
   const worker = inbox.startWorker({ handlers: { 'order.created': async () => void (worked += 1) }, concurrency: 8, pollMs: 50 });
@@ -132,7 +162,7 @@ async function work(db: string): Promise<void> {
 }
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === 'receive') await receive(Number(args[0]), Number(args[1]));
+if (mode === 'receive') await receive(args[0]!, Number(args[1]), Number(args[2]));
 else if (mode === 'fill') await fill(args[0]!, Number(args[1]));
 else if (mode === 'work') await work(args[0]!);
 else throw new Error(`unknown mode ${mode}`);
