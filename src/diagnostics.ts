@@ -35,7 +35,7 @@ export interface CallContext {
   operation: string;
   /** Bulk calls: how many batches (requests) the call was split into, once known. */
   batches?: number;
-  /** Bulk calls: the summary counts (e.g. `{ total, ok, failed, notSent }`); other calls leave it unset. */
+  /** Bulk calls: the summary counts (`{ created, updated, errors }`); other calls leave it unset. */
   result?: ResultCounts;
   /** The error the call rejected with (already scrubbed of the key). */
   error?: unknown;
@@ -65,7 +65,7 @@ export interface AttemptContext {
   serverAddress: string;
   /** 1 for the first attempt of a call, 2 for its first retry, ... */
   attempt: number;
-  /** How long this attempt waited for the rate limiter before it was sent, in ms. */
+  /** How long this attempt waited on the rate limit before it was sent, in ms: the client's limiter, plus a 429's Retry-After pause before a retry. */
   rateLimitWaitMs?: number;
   /** The HTTP status, when an answer came. */
   status?: number;
@@ -158,6 +158,60 @@ export function traceCall<T>(operation: string, fn: (context: CallContext | unde
   const run = () => (current ? current.run({ call: context }, () => fn(context)) : fn(context));
   if (!tracing?.hasSubscribers) return run();
   return trace(tracing, context, run, summarize);
+}
+
+/**
+ * Publishes one SDK method call that returns an async iterable (`catalog.upsertBatches`) on
+ * `integration-sdk:call` (when anyone listens): it starts when the first value is asked for and
+ * ends when the iteration does (done, thrown, or left early). Each step runs under the call, so
+ * the batches and attempts it starts find it. `count` adds a yielded value's counts to `result`.
+ */
+export function traceCallIterable<T>(operation: string, source: AsyncIterable<T>, count: (value: T, into: ResultCounts) => void): AsyncIterable<T> {
+  if (!channels.call?.hasSubscribers && !channels.batch?.hasSubscribers && !channels.attempt?.hasSubscribers) return source;
+  const tracing = channels.call?.hasSubscribers ? channels.call : undefined;
+  const context: CallContext = { operation };
+  const counts: ResultCounts = {};
+  let iterator: AsyncIterator<T> | undefined;
+  let ended = false;
+  const finish = (failed: boolean, error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (!tracing) return;
+    if (failed) {
+      context.error = error;
+      tracing.error.publish(context);
+    } else {
+      context.result = counts;
+    }
+    tracing.asyncStart.publish(context);
+    tracing.asyncEnd.publish(context);
+  };
+  const step = async (move: (iterator: AsyncIterator<T>) => Promise<IteratorResult<T>>): Promise<IteratorResult<T>> => {
+    if (iterator === undefined) {
+      iterator = source[Symbol.asyncIterator]();
+      tracing?.start.publish(context);
+      tracing?.end.publish(context);
+    }
+    const running = iterator;
+    try {
+      const result = await (current ? current.run({ call: context }, () => move(running)) : move(running));
+      if (result.done) finish(false);
+      else count(result.value, counts);
+      return result;
+    } catch (error) {
+      finish(true, error);
+      throw error;
+    }
+  };
+  const traced: AsyncIterableIterator<T> = {
+    [Symbol.asyncIterator]: () => traced,
+    next: () => step((running) => running.next()),
+    // Leaving before the first value never started the call: nothing to end.
+    return: async (value?: unknown) =>
+      iterator === undefined ? { done: true, value: value as T } : step((running) => running.return?.(value) ?? Promise.resolve({ done: true, value: value as T })),
+    throw: async (error?: unknown) => (iterator === undefined ? Promise.reject(error) : step((running) => running.throw?.(error) ?? Promise.reject(error))),
+  };
+  return traced;
 }
 
 /**

@@ -59,6 +59,20 @@ describe('integration-sdk:attempt', () => {
       ['/health', 1, 429],
       ['/health', 2, 200],
     ]);
+    // The Retry-After pause of the 429 is the retry's wait on the rate limit.
+    expect(seen.attempts[0]!.rateLimitWaitMs).toBe(0);
+    expect(seen.attempts[1]!.rateLimitWaitMs).toBe(1000);
+  });
+
+  it('a backoff after a 5xx is not a rate-limit wait', async () => {
+    const service = fakeService(envelope(503, 'POINTS_UNAVAILABLE'), json(200, HEALTH));
+    const outcome = settle(makeClient(service.fetch).health());
+    await vi.runAllTimersAsync();
+    await outcome;
+    expect(seen.attempts.map((context) => [context.status, context.rateLimitWaitMs])).toEqual([
+      [503, 0],
+      [200, 0],
+    ]);
   });
 
   it('no key, id, query value or body in any context', async () => {
@@ -82,5 +96,94 @@ describe('integration-sdk:call', () => {
     await client.orders.get('x').catch(() => {});
     expect(seen.calls.map((context) => context.operation)).toEqual(['health', 'webhooks.list', 'orders.get']);
     expect(seen.calls[2]!.error).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('catalog.upsertBatches is one call too, from the first batch asked for to the last, with its batches and counts', async () => {
+    const answer = (from: number) => ({
+      sync_id: `sync-${from}`,
+      summary: { created: 2, updated: 0, errors: 0 },
+      results: [0, 1].map((index) => ({ index, external_id: `SKU-${from + index}`, status: 'created' })),
+    });
+    const service = fakeService(json(200, answer(0)), json(200, answer(2)));
+    const client = makeClient(service.fetch);
+    const items = [0, 1, 2, 3].map((i) => ({ external_id: `SKU-${i}`, name: `Product ${i}`, price: 1 }));
+    const yielded = [];
+    for await (const batch of client.catalog.upsertBatches(items, { batchSize: 2 })) yielded.push(batch);
+    expect(yielded).toHaveLength(2);
+    expect(seen.calls.map(({ operation, batches, result, error }) => ({ operation, batches, result, error }))).toEqual([
+      { operation: 'catalog.upsertBatches', batches: 2, result: { created: 4, updated: 0, errors: 0 }, error: undefined },
+    ]);
+    expect(seen.attempts.map((context) => [context.route, context.call])).toEqual([
+      ['/products/bulk', seen.calls[0]],
+      ['/products/bulk', seen.calls[0]],
+    ]);
+  });
+
+  it('every public method is one call named as in the surface document', async () => {
+    const client = makeClient(fakeService(envelope(404, 'NOT_FOUND')).fetch, { maxRetries: 0 });
+    const customer = { phone: PHONE };
+    const calls: (() => Promise<unknown>)[] = [
+      () => client.health(),
+      () => client.request({ method: 'GET', path: '/loyalty/program' }),
+      () => client.catalog.upsertProducts([{ external_id: 'SKU-1', name: 'P', price: 1 }]),
+      async () => { for await (const _ of client.catalog.upsertBatches([{ external_id: 'SKU-1', name: 'P', price: 1 }])) void _; },
+      () => client.stock.set([{ external_id: 'SKU-1', store_id: '5a702cfa-93ea-4c4e-98f3-3418f3d4e711', stock_quantity: 1 }]),
+      () => client.orders.get('ord-1'),
+      () => client.orders.findByExternalId('MKT-1'),
+      () => client.webhooks.create({ url: 'https://erp.example.com/hooks', events: ['order.created'] }),
+      () => client.webhooks.list(),
+      () => client.webhooks.delete('wh-1'),
+      () => client.webhooks.deliveries('wh-1'),
+      () => client.webhooks.test('wh-1'),
+      () => client.loyalty.program(),
+      () => client.loyalty.balance(customer),
+      () => client.loyalty.statement(customer),
+      () => client.loyalty.credit({ ...customer, points: 1 }),
+      () => client.loyalty.debit({ ...customer, points: 1 }),
+      () => client.loyalty.validateCoupon({ code: 'C1', ...customer }),
+      () => client.loyalty.redeemCoupon({ code: 'C1', store_id: '5a702cfa-93ea-4c4e-98f3-3418f3d4e711', ...customer }),
+    ];
+    for (const call of calls) await call().catch(() => undefined);
+    expect(seen.calls.map((context) => context.operation)).toEqual([
+      'health', 'request', 'catalog.upsertProducts', 'catalog.upsertBatches', 'stock.set', 'orders.get', 'orders.findByExternalId',
+      'webhooks.create', 'webhooks.list', 'webhooks.delete', 'webhooks.deliveries', 'webhooks.test',
+      'loyalty.program', 'loyalty.balance', 'loyalty.statement', 'loyalty.credit', 'loyalty.debit', 'loyalty.validateCoupon', 'loyalty.redeemCoupon',
+    ]);
+    expect(seen.attempts.map((context) => context.route)).toEqual([
+      '/health', '/{path}', '/products/bulk', '/products/bulk', '/stock', '/orders/{id}', '/orders',
+      '/webhooks', '/webhooks', '/webhooks/{id}', '/webhooks/{id}/deliveries', '/webhooks/{id}/test',
+      '/loyalty/program', '/loyalty/balance', '/loyalty/statement', '/loyalty/points', '/loyalty/points/debit', '/loyalty/coupons/validate', '/loyalty/coupons/redeem',
+    ]);
+    for (const context of seen.attempts) expect(context.call?.operation).toBeDefined();
+  });
+
+  it('catalog.upsertBatches left early ends its call, without an error', async () => {
+    const answer = { sync_id: 's', summary: { created: 1, updated: 0, errors: 0 }, results: [{ index: 0, external_id: 'SKU-0', status: 'created' }] };
+    const client = makeClient(fakeService(json(200, answer)).fetch);
+    const items = [0, 1, 2].map((i) => ({ external_id: `SKU-${i}`, name: `Product ${i}`, price: 1 }));
+    for await (const batch of client.catalog.upsertBatches(items, { batchSize: 1 })) {
+      expect(batch.summary.created).toBe(1);
+      break;
+    }
+    expect(seen.calls.map(({ operation, error }) => [operation, error])).toEqual([['catalog.upsertBatches', undefined]]);
+    expect(seen.calls[0]!.result).toEqual({ created: 1, updated: 0, errors: 0 });
+  });
+});
+
+describe('a runtime without diagnostics_channel', () => {
+  it('publishes nothing and the client still works', async () => {
+    const runtime = globalThis.process as { getBuiltinModule?: unknown };
+    const getBuiltinModule = runtime.getBuiltinModule;
+    runtime.getBuiltinModule = undefined;
+    try {
+      vi.resetModules();
+      const { IntegrationClient } = await import('../src/index.ts');
+      const client = new IntegrationClient({ apiKey: API_KEY, baseUrl: 'https://platform.example.com', fetch: fakeService(json(200, HEALTH)).fetch, rateLimit: false });
+      await expect(client.health()).resolves.toEqual(HEALTH);
+    } finally {
+      runtime.getBuiltinModule = getBuiltinModule;
+      vi.resetModules();
+    }
+    expect([seen.calls, seen.attempts]).toEqual([[], []]);
   });
 });

@@ -31,7 +31,7 @@ export function createInstruments(meter: Meter, inbox: InboxStatsSource | undefi
       advice: { explicitBucketBoundaries: DURATION_BOUNDARIES },
     }),
     rateLimitWait: meter.createHistogram('integration_sdk.rate_limit.wait.duration', {
-      description: 'How long an attempt waited for the client-side rate limiter before it was sent.',
+      description: 'How long an attempt waited on the rate limit before it was sent (the client rate limiter, and a 429 Retry-After pause).',
       unit: 's',
       advice: { explicitBucketBoundaries: WAIT_BOUNDARIES },
     }),

@@ -20,7 +20,12 @@ export interface ChannelHandlers<C> {
 interface Open {
   span: Span;
   startedAt: number;
+  /** Attempts: the rate-limit wait event was added when the span started. */
+  waitRecorded?: boolean;
 }
+
+const addWaitEvent = (span: Span, waitMs: number, time?: number) =>
+  span.addEvent('integration_sdk.rate_limit.wait', { 'integration_sdk.rate_limit.wait_ms': waitMs }, time);
 
 export interface Subscribers {
   call: ChannelHandlers<CallContext>;
@@ -107,8 +112,8 @@ export function createSubscribers(tracer: Tracer, instruments: Instruments): Sub
     const waitMs = attempt.rateLimitWaitMs;
     if (waitMs !== undefined) {
       instruments.rateLimitWait.record(waitMs / 1000, { 'url.template': attempt.route });
-      // The event is stamped when the wait ended (the span started when it began).
-      if (waitMs > 0) span.addEvent('integration_sdk.rate_limit.wait', { 'integration_sdk.rate_limit.wait_ms': waitMs }, performance.timeOrigin + startedAt + waitMs);
+      // A wait learnt only now happened inside the attempt: stamped when it ended, never past the span's end.
+      if (waitMs > 0 && !entry.waitRecorded) addWaitEvent(span, waitMs, performance.timeOrigin + Math.min(startedAt + waitMs, performance.now()));
     }
     if (attempt.status === 429) instruments.rateLimited.add(1, { 'http.request.method': requestMethod(attempt.method), 'url.template': attempt.route });
     instruments.requestDuration.record((performance.now() - startedAt) / 1000, attributes);
@@ -164,6 +169,13 @@ export function createSubscribers(tracer: Tracer, instruments: Instruments): Sub
         const name = method === '_OTHER' ? 'HTTP' : `${method} ${attempt.route}`;
         if (method === '_OTHER') attributes['http.request.method_original'] = attempt.method;
         begin(attempt, name, SpanKind.CLIENT, attributes, attempt.batch ?? attempt.call);
+        // The transport waits for the rate limit (its limiter, a 429's Retry-After) before the
+        // attempt starts: the wait ended now, as the span starts.
+        const entry = spans.get(attempt);
+        if (entry && attempt.rateLimitWaitMs !== undefined && attempt.rateLimitWaitMs > 0) {
+          addWaitEvent(entry.span, attempt.rateLimitWaitMs);
+          entry.waitRecorded = true;
+        }
       },
       end: endIfThrown(finishAttempt),
       asyncStart: ignore,

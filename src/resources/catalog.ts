@@ -1,4 +1,4 @@
-import { traceCall } from '../diagnostics.ts';
+import { traceCall, traceCallIterable } from '../diagnostics.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import { BulkUpsertResponseSchema } from '../schemas/products.ts';
 import type { Requester } from '../transport/types.ts';
@@ -71,6 +71,8 @@ export class CatalogResource {
    * ```
    */
   upsertBatches(items: BulkInput<ProductItem>, options?: BulkOptions): AsyncIterable<BatchResult> {
-    return streamBulk(PRODUCTS_BULK, this.#requester, items, options);
+    return traceCallIterable('catalog.upsertBatches', streamBulk(PRODUCTS_BULK, this.#requester, items, options), (batch, counts) => {
+      for (const [name, value] of Object.entries(batch.summary)) counts[name] = (counts[name] ?? 0) + value;
+    });
   }
 }

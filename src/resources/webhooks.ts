@@ -89,7 +89,7 @@ export class WebhooksResource {
    */
   async #endpointIds(options: CallOptions | undefined): Promise<Set<string> | undefined> {
     try {
-      return new Set((await this.list(options)).map((endpoint) => endpoint.id));
+      return new Set((await this.#list(options)).map((endpoint) => endpoint.id));
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return undefined;
       throw error;
@@ -101,9 +101,9 @@ export class WebhooksResource {
     // Not the caller's signal or deadline: they may be what ended the create, and the clean-up must still run.
     const cleanup: CallOptions = options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
     const events = [...new Set(input.events)].sort().join(',');
-    for (const endpoint of await this.list(cleanup)) {
+    for (const endpoint of await this.#list(cleanup)) {
       if (before.has(endpoint.id) || endpoint.url !== input.url || [...new Set(endpoint.events)].sort().join(',') !== events) continue;
-      await this.delete(endpoint.id, cleanup);
+      await this.#delete(endpoint.id, cleanup);
     }
   }
 
@@ -116,10 +116,13 @@ export class WebhooksResource {
    * ```
    */
   list(options?: CallOptions): Promise<WebhookEndpoint[]> {
-    return traceCall('webhooks.list', async () => {
-      const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
-      return page.data;
-    });
+    return traceCall('webhooks.list', () => this.#list(options));
+  }
+
+  // Untraced: `create` lists and deletes as part of its own call (diagnostics: one call per method called).
+  async #list(options: CallOptions | undefined): Promise<WebhookEndpoint[]> {
+    const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
+    return page.data;
   }
 
   /**
@@ -132,10 +135,12 @@ export class WebhooksResource {
    * ```
    */
   delete(webhookId: string, options?: CallOptions): Promise<void> {
-    return traceCall('webhooks.delete', async () => {
-      new InputChecks().text('webhookId', webhookId).throwIfAny();
-      await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, route: '/webhooks/{id}', retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
-    });
+    return traceCall('webhooks.delete', () => this.#delete(webhookId, options));
+  }
+
+  async #delete(webhookId: string, options: CallOptions | undefined): Promise<void> {
+    new InputChecks().text('webhookId', webhookId).throwIfAny();
+    await this.#requester.send({ method: 'DELETE', path: `/webhooks/${segment(webhookId, 'webhookId')}`, route: '/webhooks/{id}', retry: 'safe', options, alreadyDoneOnRetry: isNotFound });
   }
 
   /**

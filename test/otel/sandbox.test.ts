@@ -63,6 +63,11 @@ describe('a bulk run against the sandbox', () => {
     expect(limited!.status.code).toBe(SpanStatusCode.ERROR);
     expect(limited!.status.message).toMatch(/^RateLimitError/);
     expect(resent!.attributes['http.request.resend_count']).toBe(1);
+    // Its wait on the rate limit: the 429's Retry-After (1 s, client time) at least.
+    const resentWait = resent!.events.find((event) => event.name === 'integration_sdk.rate_limit.wait');
+    expect(resentWait?.attributes!['integration_sdk.rate_limit.wait_ms']).toBeGreaterThanOrEqual(1000);
+    const ns = ([seconds, nanos]: [number, number]) => seconds * 1e9 + nanos;
+    expect(ns(resentWait!.time)).toBeLessThanOrEqual(ns(resent!.endTime));
 
     const waits = attempts.flatMap((attempt) => attempt.events.filter((event) => event.name === 'integration_sdk.rate_limit.wait'));
     expect(waits.length).toBeGreaterThan(0);

@@ -96,6 +96,16 @@ describe('spans of an SDK call', () => {
     expect(call.attributes['error.type']).toBe('TimeoutError');
   });
 
+  it('stamps the rate-limit wait event inside its span when the wait came before the attempt, as the transport reports it', async () => {
+    telemetry = instrumentInMemory();
+    await traceAttempt({ method: 'GET', route: '/health', serverAddress: 'api.example.com', attempt: 1, rateLimitWaitMs: 5_000 }, async (context) => { context!.status = 200; });
+    const span = telemetry.span('GET /health');
+    const ns = ([seconds, nanos]: [number, number]) => seconds * 1e9 + nanos;
+    expect(span.events.map((event) => [event.name, event.attributes])).toEqual([['integration_sdk.rate_limit.wait', { 'integration_sdk.rate_limit.wait_ms': 5_000 }]]);
+    expect(ns(span.events[0]!.time)).toBeGreaterThanOrEqual(ns(span.startTime));
+    expect(ns(span.events[0]!.time)).toBeLessThanOrEqual(ns(span.endTime));
+  });
+
   it('names an attempt of an unknown method HTTP and keeps the method as sent', async () => {
     telemetry = instrumentInMemory();
     await traceAttempt({ method: 'PURGE', route: '/health', serverAddress: '[::1]:8080', attempt: 1 }, async (context) => { context!.status = 204; });

@@ -28,7 +28,7 @@ describe('postgresStore LISTEN/NOTIFY', () => {
     const seenAtWake: number[] = [];
     const unsubscribe = await worker.subscribe!(() => {
       // A late notification may arrive after the test closed the store.
-      worker.stats().then((stats) => seenAtWake.push(stats.pending), () => {});
+      worker.stats(Date.now()).then((stats) => seenAtWake.push(stats.pending), () => {});
     });
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => receiver.insert(entry(i))));
     expect(results).toEqual(Array(20).fill('stored'));
