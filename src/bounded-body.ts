@@ -6,6 +6,9 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Well under the service's 10 s answer limit, so a stalled sender never holds a receiver for long. */
 export const DEFAULT_BODY_TIMEOUT_MS = 5000;
 
+/** The longest delay a timer takes as given. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** How much body a receiver accepts, and for how long it waits for it. */
 export interface BodyLimits {
   /** @default 1 MB (1,048,576 bytes) */
@@ -56,8 +59,9 @@ export function checkBodyLimits(limits: BodyLimits = {}): CheckedLimits {
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ConfigurationError('maxBodyBytes must be a whole number of bytes >= 1.');
   }
-  if (typeof bodyTimeoutMs !== 'number' || !Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0) {
-    throw new ConfigurationError('bodyTimeoutMs must be a finite number of milliseconds > 0.');
+  // Past 2^31 - 1 ms a timer fires at once (Node, browsers): every body would time out.
+  if (typeof bodyTimeoutMs !== 'number' || !Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0 || bodyTimeoutMs > MAX_TIMER_MS) {
+    throw new ConfigurationError(`bodyTimeoutMs must be a number of milliseconds > 0 and at most ${MAX_TIMER_MS}.`);
   }
   return { maxBodyBytes, bodyTimeoutMs, clock: limits.clock ?? systemClock };
 }
@@ -162,6 +166,17 @@ export async function readWebBody(
   } finally {
     cancelTimer();
   }
+}
+
+/**
+ * Refuses (`BodyLimitError` 413) a body a framework already read (`express.raw`, `express.text`)
+ * that is larger than `maxBodyBytes`: the limit holds whoever read the body.
+ */
+export function checkReadBody(body: string | Uint8Array, limits: BodyLimits = {}): void {
+  const { maxBodyBytes } = checkBodyLimits(limits);
+  // A string's UTF-8 length is at most 3 bytes per UTF-16 unit: count only when that could pass the cap.
+  const bytes = typeof body === 'string' ? (body.length * 3 <= maxBodyBytes ? 0 : new TextEncoder().encode(body).byteLength) : body.byteLength;
+  if (bytes > maxBodyBytes) throw tooLarge(maxBodyBytes);
 }
 
 function declaredLength(value: string | readonly string[] | undefined): number | undefined {

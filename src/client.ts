@@ -8,7 +8,7 @@ import { WebhooksResource } from './resources/webhooks.ts';
 import { HealthSchema, type Health } from './schemas/index.ts';
 import { transportSettingsFrom, type IntegrationClientOptions } from './transport/client-options.ts';
 import { HttpRequester } from './transport/http-requester.ts';
-import { InputChecks } from './transport/input-checks.ts';
+import { checkCallerPath, InputChecks } from './transport/input-checks.ts';
 import type { CallOptions, HttpMethod, RetryMode } from './transport/types.ts';
 
 /**
@@ -161,6 +161,7 @@ export class IntegrationClient {
         checks.add('path', 'must be a path relative to /integration/v1, not a URL: the key is sent only to baseUrl');
       }
       checks.throwIfAny();
+      checkCallerPath(input.path);
       return this.#requester.send({
         method: method!,
         path: input.path,

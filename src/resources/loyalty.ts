@@ -152,6 +152,7 @@ export class LoyaltyResource {
    */
   validateCoupon(input: ValidateCouponInput, options?: CallOptions): Promise<CouponValidation> {
     return traceCall('loyalty.validateCoupon', async () => {
+      input = snapshot(input);
       const checks = new InputChecks().text('code', input?.code);
       checkCustomer(checks, input, { required: false });
       if (input?.order_total !== undefined && !(typeof input.order_total === 'number' && Number.isFinite(input.order_total) && input.order_total >= 0)) {
@@ -173,6 +174,7 @@ export class LoyaltyResource {
    */
   redeemCoupon(input: RedeemCouponInput, options?: CallOptions): Promise<WithIdempotencyKey<CouponRedemption>> {
     return traceCall('loyalty.redeemCoupon', async () => {
+      input = snapshot(input);
       const checks = new InputChecks().text('code', input?.code).text('store_id', input?.store_id);
       checkCustomer(checks, input, { required: true });
       checkIdempotencyKey(checks, input?.idempotency_key);
@@ -182,6 +184,7 @@ export class LoyaltyResource {
   }
 
   async #points(path: string, input: PointsInput, options: CallOptions | undefined): Promise<WithIdempotencyKey<PointsResult>> {
+    input = snapshot(input);
     const checks = new InputChecks();
     checkCustomer(checks, input, { required: true });
     if (!(Number.isSafeInteger(input?.points) && input.points > 0)) checks.add('points', 'must be a whole number > 0');
@@ -215,6 +218,14 @@ export class LoyaltyResource {
       throw error;
     }
   }
+}
+
+/**
+ * The input's own fields, each read once: what is checked is what is sent (a getter or a Proxy
+ * cannot answer the check one value and the request another). Not an object: left for the checks.
+ */
+function snapshot<T>(input: T): T {
+  return typeof input === 'object' && input !== null ? ({ ...input } as T) : input;
 }
 
 /** Exactly one of `phone` / `external_id` (at most one when not `required`). */

@@ -82,7 +82,8 @@ export function limitParam(query: URLSearchParams, fallback: number, max: number
   if (raw === null) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(value >= 1 && value <= max)) {
-    check.add('limit', `must be a whole number from 1 to ${max}, got "${raw}"`);
+    // The value is not echoed: it may be anything pasted into the wrong field (a phone number).
+    check.add('limit', `must be a whole number from 1 to ${max}`);
     return fallback;
   }
   return value;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { createApiError, type ApiError } from '../errors/index.ts';
 import { ErrorEnvelopeSchema } from '../schemas/envelope.ts';
+import type { Redactor } from './redact.ts';
 
 export interface Answer {
   status: number;
@@ -15,10 +16,10 @@ export interface Answer {
  * HTML 502 from a proxy, an empty 503) still gets the class of its status family, with the code
  * `HTTP_<status>`.
  */
-export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, secrets: readonly string[]): ApiError {
-  // A server (or a proxy) may echo the key in a message, a detail or a header: it is cut out of
-  // every string before any of them reaches the error.
-  const envelope = z.safeParse(ErrorEnvelopeSchema, parseJson(scrub(answer.text, secrets)));
+export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, redactor: Redactor): ApiError {
+  // A server (or a proxy) may echo the key in a message, a detail or a header, escaped or encoded:
+  // it is cut out of the text before parsing, and out of every parsed string after.
+  const envelope = z.safeParse(ErrorEnvelopeSchema, redactor.scrubValue(parseJson(redactor.scrub(answer.text))));
   const error = envelope.success
     ? envelope.data.error
     : { code: `HTTP_${answer.status}`, message: `the service answered ${answer.status} without an error envelope (a proxy or a wrong baseUrl?)`, details: undefined };
@@ -29,16 +30,9 @@ export function errorFromAnswer(answer: Answer, request: { method: string; path:
     details: error.details,
     requestMethod: request.method,
     requestPath: request.path,
-    headers: Object.fromEntries([...answer.headers].map(([name, value]) => [name, scrub(value, secrets)])),
+    headers: Object.fromEntries([...answer.headers].map(([name, value]) => [name, redactor.scrub(value)])),
     retryAfterMs: answer.retryAfterMs,
   });
-}
-
-/** `text` with every secret replaced by `[redacted]` (JSON-safe: the secrets hold no quote or backslash). */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let clean = text;
-  for (const secret of secrets) if (secret !== '' && clean.includes(secret)) clean = clean.split(secret).join('[redacted]');
-  return clean;
 }
 
 function parseJson(text: string): unknown {

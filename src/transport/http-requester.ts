@@ -18,6 +18,7 @@ import { validateResponse } from './response-issues.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
 import { sanitizeCause } from './sanitize-cause.ts';
+import { Redactor } from './redact.ts';
 import type { RequestSpec, Requester } from './types.ts';
 import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
 import { checkPathSegments } from './input-checks.ts';
@@ -56,8 +57,8 @@ export class HttpRequester implements Requester {
   /** When the pause of the last 429 this client met ends (clock time). */
   #pausedUntil = Number.NEGATIVE_INFINITY;
 
-  /** What no error may carry: the key, and its secret part alone (a server may echo either). */
-  readonly #secrets: readonly string[];
+  /** What no error may carry, in any encoding: the key, and its secret part alone (a server may echo either). */
+  readonly #redactor: Redactor;
 
   /** Diagnostics: `server.address` (host and port), and the path of `/integration/v1` under it. */
   readonly #serverAddress: string;
@@ -69,7 +70,7 @@ export class HttpRequester implements Requester {
     this.#serverAddress = base.host;
     this.#prefixPath = base.pathname;
     const secretPart = /^service_[^_]+_(.{8,})$/.exec(settings.apiKey)?.[1];
-    this.#secrets = secretPart === undefined ? [settings.apiKey] : [settings.apiKey, secretPart];
+    this.#redactor = new Redactor(secretPart === undefined ? [settings.apiKey] : [settings.apiKey, secretPart]);
     const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
     this.#ky = ky.create({
       prefix: settings.baseUrl,
@@ -96,13 +97,16 @@ export class HttpRequester implements Requester {
     // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
     const body = serializeBody(spec.body);
     this.#throwIfPausedPastDeadline(call, request);
+    // Diagnostics: a 429's Retry-After pause, waited before the next attempt, is part of its rate-limit wait.
+    let retryAfterWaitedMs = 0;
 
     return pRetry(
       async (attemptNumber) => {
         // Time queued behind our own limiter is not the service's fault: it is not in the budget.
         const queuedAt = this.#settings.clock.now();
         const attemptFinished = await this.#settings.limiter.acquire(call.signal);
-        const rateLimitWaitMs = this.#settings.clock.now() - queuedAt;
+        const rateLimitWaitMs = this.#settings.clock.now() - queuedAt + retryAfterWaitedMs;
+        retryAfterWaitedMs = 0;
         try {
           return await traceAttempt({ method: spec.method, route, serverAddress: this.#serverAddress, attempt: attemptNumber, rateLimitWaitMs }, (traced) =>
             this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished, traced),
@@ -131,6 +135,7 @@ export class HttpRequester implements Requester {
           if (!budget.allows(waitMs)) return false;
           await sleep(this.#settings.clock, waitMs, call.signal);
           budget.spend(waitMs);
+          if (error instanceof RateLimitError) retryAfterWaitedMs = waitMs;
           return true;
         },
       },
@@ -171,7 +176,7 @@ export class HttpRequester implements Requester {
       if (error instanceof ResponseTooLarge) {
         throw new ResponseValidationError({ issues: [{ path: '', message: `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB: not read` }], status: error.status, requestMethod: request.method, requestPath: request.path });
       }
-      const cause = sanitizeCause(error, this.#secrets);
+      const cause = sanitizeCause(error, this.#redactor);
       const failure = deadline.signal.aborted
         ? new TimeoutError(timeoutMessage(request, attemptNumber, attemptTimeoutMs, attemptTimeoutMs < call.timeoutMs), { cause })
         : new ConnectionError(`could not reach the service for ${request.method} ${request.path} (attempt ${attemptNumber})`, { cause });
@@ -187,11 +192,15 @@ export class HttpRequester implements Requester {
     if (traced !== undefined) traced.status = answer.status;
     if (this.#settings.logger?.debug) this.#logAttempt(request, attemptNumber, clock.now() - startedAt, { status: answer.status });
 
-    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#secrets);
+    if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#redactor);
     if (spec.schema === undefined) return undefined as T;
     const parsed = parseBody(answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
-    if (!validated.ok) throw new ResponseValidationError({ issues: validated.issues, status: answer.status, requestMethod: request.method, requestPath: request.path });
+    if (!validated.ok) {
+      // Paths name fields of the answer: a field named after the key (a server echoing it) is cut out too.
+      const issues = validated.issues.map((issue) => ({ path: this.#redactor.scrub(issue.path), message: issue.message }));
+      throw new ResponseValidationError({ issues, status: answer.status, requestMethod: request.method, requestPath: request.path });
+    }
     return validated.value;
   }
 
@@ -227,8 +236,9 @@ export class HttpRequester implements Requester {
         const value: unknown = spec.query[name];
         if (value === undefined) continue;
         // String() of an object or a function is never what the caller meant to send.
-        if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint') {
-          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a number or a boolean' }]);
+        // NaN and Infinity neither: `?limit=NaN` is a bug of the caller, not a value.
+        if (!(typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value)))) {
+          throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
         }
         url.searchParams.append(name, String(value));
       }

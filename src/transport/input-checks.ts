@@ -30,23 +30,76 @@ export class InputChecks {
 
 /**
  * Path segment for an id: an id with `/` or `?` must not change the route, and `.` or `..` (which
- * URL resolution would apply, e.g. `orders.get('..')` becoming `GET /integration/v1/`) is refused.
+ * URL resolution would apply, e.g. `orders.get('..')` becoming `GET /integration/v1/`) is refused,
+ * also when it reads as one once percent-decoded (`%2e%2E`, `%252e`) or NFKC-normalised, as a
+ * proxy or server that decodes again would read it.
  */
 export function segment(id: string, name: string): string {
-  if (id === '.' || id === '..') throw new InvalidInputError([{ path: name, message: 'must not be "." or ".."' }]);
+  // An id that does not decode (`50%`) is sent encoded as it is: only what decodes to a dot counts.
+  if (typeof id === 'string' && readings(id).some((form) => form !== null && DOT_SEGMENT.test(form))) {
+    throw new InvalidInputError([{ path: name, message: 'must not be "." or ".." (also percent-encoded)' }]);
+  }
   return encodeURIComponent(id);
 }
 
-/** `.` and `..`, also percent-encoded (`%2e`, `.%2E`...): URL parsers resolve them all. */
-const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+/** `.` and `..`, also percent-encoded (`%2e`, `.%2E`...), also with a `;parameter` (`..;/` on Tomcat). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}(?:;.*)?$/is;
+
+/** C0 controls and DEL: the URL parser drops tab, CR and LF (`.\t.` would become `..`) and keeps no other. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * How the text may be read on its way: as given, percent-decoded once and twice (a proxy that
+ * decodes, then a server that decodes again), and NFKC-normalised (`．` is `.`). `null` when the
+ * first decoding fails (malformed percent-encoding, overlong UTF-8 such as `%c0%ae`); a second one
+ * that fails (`50%25` decodes to `50%`) is simply not a reading.
+ */
+function readings(text: string): (string | null)[] {
+  const once = decode(text);
+  if (once === null) return [text, text.normalize('NFKC'), null];
+  const twice = decode(once);
+  return (twice === null ? [text, once] : [text, once, twice]).flatMap((form) => [form, form.normalize('NFKC')]);
+}
+
+function decode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Refuses a path that could leave `/integration/v1` once resolved: an empty, `.` or `..` segment
- * (encoded or not), or a backslash (which URL parsers read as `/`).
+ * (encoded or not), a backslash (which URL parsers read as `/`) or a control character (the URL
+ * parser drops tab and line breaks, so `.\t.` would become `..` after this check). Every request's
+ * path passes it; ids in it were encoded by {@link segment}.
  */
 export function checkPathSegments(path: string): void {
-  const segments = path.split('/').slice(1);
-  if (path.includes('\\') || segments.some((part) => part === '' || DOT_SEGMENT.test(part))) {
-    throw new InvalidInputError([{ path: 'path', message: 'must not have empty, "." or ".." segments (encoded or not), nor a backslash: it could leave /integration/v1' }]);
-  }
+  if (CONTROL.test(path) || path.includes('\\') || hasDotOrEmptySegment(path)) throw unsafePath();
+}
+
+/**
+ * For a path written by the caller (`client.request`): {@link checkPathSegments}, also on the path
+ * as a proxy or server may read it once `%2F`/`%5C` and `%2e` are decoded (once or twice) and
+ * Unicode is normalised (`%00` and `%09` are control characters there), and refusing malformed
+ * percent-encoding. The query and fragment are not
+ * resolved as a path: only their raw form is checked.
+ */
+export function checkCallerPath(path: string): void {
+  checkPathSegments(path);
+  const end = path.search(/[?#]/);
+  const forms = readings(end === -1 ? path : path.slice(0, end));
+  if (forms.some((form) => form === null || CONTROL.test(form) || form.includes('\\') || hasDotOrEmptySegment(form))) throw unsafePath();
+}
+
+function unsafePath(): InvalidInputError {
+  return new InvalidInputError([
+    { path: 'path', message: 'must not have empty, "." or ".." segments (encoded or not), a backslash, a control character or malformed percent-encoding: it could leave /integration/v1' },
+  ]);
+}
+
+function hasDotOrEmptySegment(path: string): boolean {
+  return path.split('/').slice(1).some((part) => part === '' || DOT_SEGMENT.test(part));
 }

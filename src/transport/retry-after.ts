@@ -7,17 +7,24 @@ const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`);
 const RFC_850 = new RegExp(`^${LONG_DAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`);
 const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
 
+/** The largest delay-seconds taken at its word (2^31 - 1, about 68 years): more is not a delay, it is garbage. */
+const MAX_DELAY_SECONDS = 2 ** 31 - 1;
+
 /**
- * Reads `Retry-After` (RFC 9110 10.2.3): delay-seconds (digits only) or an HTTP-date. Returns
- * milliseconds, or `undefined` when absent or anything else (`-1`, `+3`, `1,2`, `1.5`): those are
- * not the header's grammar, and `Date.parse` would read some of them as a date long past, i.e. no
- * wait at all. The caller then falls back to its default pause. The service sends whole seconds;
- * a date is accepted in case a proxy rewrites it.
+ * Reads `Retry-After` (RFC 9110 10.2.3): delay-seconds (ASCII digits only) or an HTTP-date, exactly:
+ * no surrounding whitespace (Fetch `Headers` already trims what the wire had). Returns
+ * milliseconds, or `undefined` when absent or anything else (`-1`, `+3`, `1,2`, `1.5`, ` 3`, a number
+ * of seconds past 2^31 - 1): those are not the header's grammar, and `Date.parse` would read some of
+ * them as a date long past, i.e. no wait at all. The caller then falls back to its default pause.
+ * The service sends whole seconds; a date is accepted in case a proxy rewrites it.
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const text = value;
+  if (/^[0-9]+$/.test(text)) {
+    const seconds = Number(text);
+    return seconds <= MAX_DELAY_SECONDS ? seconds * 1000 : undefined;
+  }
   let date: number;
   if (IMF_FIXDATE.test(text) || RFC_850.test(text)) date = Date.parse(text);
   else if (ASCTIME.test(text)) date = Date.parse(`${text} GMT`);

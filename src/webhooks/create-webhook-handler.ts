@@ -1,7 +1,7 @@
 import { answerDelivery, type DeliveryAnswer } from './answer-delivery.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { checkBodyLimits, readWebBody, type BodyLimits } from '../bounded-body.ts';
-import { toleranceOf } from './timestamp.ts';
+import { epochSeconds, toleranceOf } from './timestamp.ts';
 import type { WebhookHandler, WebhookHandlerOptions } from './handler-types.ts';
 import { createNodeListener } from './node-listener.ts';
 import { secretList } from './secrets.ts';
@@ -61,6 +61,7 @@ function checkHandlerOptions(options: WebhookHandlerOptions): void {
   }
   secretList(options.secret);
   toleranceOf(options.toleranceSeconds);
+  epochSeconds(options.now);
   checkBodyLimits(options);
   if (typeof options.onEvent !== 'function') {
     throw new ConfigurationError('onEvent must be a function that persists the event; without it every delivery would fail.');

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, reportError, type DeliveryAnswer } from './answer-delivery.ts';
-import { readNodeBody, type BodyLimits } from '../bounded-body.ts';
+import { checkReadBody, readNodeBody, type BodyLimits } from '../bounded-body.ts';
 import type { NodeRequestLike, NodeResponseLike, NodeWebhookListener, WebhookHandlerOptions } from './handler-types.ts';
 import type { WebhookRawBody } from './raw-body.ts';
 
@@ -25,7 +25,12 @@ export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookL
  */
 function rawBodyReader(req: NodeRequestLike, limits: BodyLimits): () => Promise<WebhookRawBody> {
   const body = req.body;
-  if (typeof body === 'string' || body instanceof Uint8Array) return async () => body;
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    return async () => {
+      checkReadBody(body, limits);
+      return body;
+    };
+  }
   const parsed = body !== undefined && body !== null && !isUntouchedEmptyObject(req, body);
   if (parsed || req.readableEnded === true) {
     return async () => {

@@ -110,8 +110,14 @@ function payloadOf(payload: WebhookPayload | undefined): WebhookPayload {
   if (typeof payload !== 'object' || payload === null) {
     throw new InvalidInputError([{ path: 'payload', message: 'must be an object { event, data }' }]);
   }
-  checkHeaderValue('payload.event', payload.event);
-  return payload;
+  // Each read once: what is checked is what is signed.
+  const { event, data } = payload;
+  checkHeaderValue('payload.event', event);
+  // JSON would leave these out: the body would have no `data`, which no receiver accepts.
+  if (data === undefined || typeof data === 'function' || typeof data === 'symbol') {
+    throw new InvalidInputError([{ path: 'payload.data', message: "is required: the event's data, which JSON can carry (not undefined, a function or a symbol)" }]);
+  }
+  return { event, data };
 }
 
 function serialise(body: Record<string, unknown>): string {

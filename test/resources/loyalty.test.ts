@@ -1,7 +1,7 @@
 // Loyalty writes: what a failed write tells its caller so that the repeat is safe (issue 14.2).
-import { describe, expect, it } from 'vitest';
-import { ConnectionError, IntegrationError, InternalServerError, type IntegrationClient } from '../../src/index.ts';
-import { PHONE, envelope, fails, fakeService, makeClient, networkError } from '../support/fake-service.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConnectionError, IntegrationError, InternalServerError, InvalidInputError, ResponseValidationError, TimeoutError, type IntegrationClient } from '../../src/index.ts';
+import { PHONE, envelope, fails, fakeService, json, makeClient, networkError, settle } from '../support/fake-service.ts';
 
 const writes: [string, (client: IntegrationClient, key?: string) => Promise<unknown>][] = [
   ['credit', (c, key) => c.loyalty.credit({ phone: PHONE, points: 50, ...(key ? { idempotency_key: key } : {}) })],
@@ -24,5 +24,65 @@ describe('every error of a loyalty write carries the idempotency_key it was sent
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.idempotency_key).toBe('order-42');
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ idempotency_key: 'order-42' });
+  });
+});
+
+describe('the key on errors after the request left (14.2)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each(writes)('%s: a TimeoutError', async (_name, write) => {
+    vi.useFakeTimers();
+    const never = () => new Promise<Response>(() => {});
+    const client = makeClient(fakeService(never).fetch, { maxRetries: 0, timeoutMs: 1000, randomUUID: () => 'made-key-2' });
+    const outcome = settle(write(client));
+    await vi.advanceTimersByTimeAsync(1000);
+    const { error } = await outcome;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as IntegrationError).idempotency_key).toBe('made-key-2');
+  });
+
+  it.each(writes)('%s: a 2xx answer that does not match its schema', async (_name, write) => {
+    const client = makeClient(fakeService(json(201, { unexpected: true })).fetch, { maxRetries: 0, randomUUID: () => 'made-key-3' });
+    const error = await write(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as IntegrationError).idempotency_key).toBe('made-key-3');
+  });
+});
+
+describe('what a loyalty write checks is what it sends', () => {
+  it.each([
+    ['credit', (c: IntegrationClient, input: never) => c.loyalty.credit(input)],
+    ['debit', (c: IntegrationClient, input: never) => c.loyalty.debit(input)],
+  ])('%s: a points getter is read once', async (_name, write) => {
+    let reads = 0;
+    const input = {
+      phone: PHONE,
+      get points() {
+        reads += 1;
+        return reads === 1 ? 5 : -5;
+      },
+    };
+    const service = fakeService(envelope(500, 'INTERNAL'));
+    await write(makeClient(service.fetch, { maxRetries: 0 }), input as never).catch(() => {});
+    expect((service.requests[0]!.body as { points: number }).points).toBe(5);
+  });
+
+  it('an idempotency_key getter cannot send a key other than the one checked and reported', async () => {
+    let reads = 0;
+    const input = {
+      phone: PHONE,
+      points: 5,
+      get idempotency_key() {
+        reads += 1;
+        return reads === 1 ? 'checked-key' : 'x'.repeat(300);
+      },
+    };
+    const service = fakeService(envelope(500, 'INTERNAL'));
+    const error = (await makeClient(service.fetch, { maxRetries: 0 }).loyalty.credit(input).catch((e: unknown) => e)) as IntegrationError;
+    expect(error).not.toBeInstanceOf(InvalidInputError);
+    expect((service.requests[0]!.body as { idempotency_key: string }).idempotency_key).toBe('checked-key');
+    expect(error.idempotency_key).toBe('checked-key');
   });
 });

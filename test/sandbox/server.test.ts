@@ -75,6 +75,14 @@ describe('malformed HTTP gets the error envelope', () => {
     expect(envelopeOf(response).error.code).toBe('VALIDATION_ERROR');
   });
 
+  test('a malformed chunked body, once the request has begun, is answered 400 with the envelope too', async () => {
+    const response = await raw(
+      `POST /integration/v1/loyalty/points HTTP/1.1\r\nHost: x\r\nX-API-Key: ${sandbox.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n`,
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    expect(envelopeOf(response).error.code).toBe('VALIDATION_ERROR');
+  });
+
   test('oversized headers are answered 431 with the envelope', async () => {
     const response = await raw(`GET /integration/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
     expect(envelopeOf(response)).toMatchObject({ status: 431, error: { code: 'VALIDATION_ERROR' } });
@@ -125,6 +133,22 @@ describe('no personal data in any sandbox message', () => {
     const answer = await api(sandbox)('GET', '/loyalty/customers/11987654321/secret');
     expect(answer.status).toBe(404);
     expect(answer.body.error.message).not.toContain('11987654321');
+  });
+
+  test.each([
+    ['a coupon code', '/loyalty/coupons/SUMMER2020', 'SUMMER2020'],
+    ['an encoded phone', '/loyalty/customers/%2B55%20(11)%2098765-4321', '98765'],
+    ['a customer name', '/loyalty/customers/maria.silva@example.com', 'maria'],
+  ])('an unknown path echoes no %s', async (_, path, secret) => {
+    const answer = await api(sandbox)('GET', path);
+    expect(answer.status).toBe(404);
+    expect(answer.body.error.message).not.toContain(secret);
+  });
+
+  test('a limit the rules refuse is not echoed (a phone pasted in the wrong field)', async () => {
+    const answer = await api(sandbox)('GET', '/loyalty/statement?external_id=CUST-001&limit=11987654321');
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).not.toContain('11987654321');
   });
 
   test('an unexpected failure does not echo what failed', async () => {

@@ -1,7 +1,7 @@
 // What an adversarial review broke in the transport (issue 14): each test failed before its fix.
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, InvalidInputError, RateLimitError, ResponseValidationError } from '../../src/index.ts';
+import { ApiError, IntegrationClient, InvalidInputError, RateLimitError, ResponseValidationError } from '../../src/index.ts';
 import { API_KEY, HEALTH, ORDER, SECRET_PART, envelope, fakeService, json, makeClient, settle } from '../support/fake-service.ts';
 
 beforeEach(() => {
@@ -24,6 +24,21 @@ describe('paths never leave /integration/v1 (14.3)', () => {
     ["request('/orders//x')", (c) => c.request({ method: 'GET', path: '/orders//x' })],
     ["request('/integration/v1/../admin')", (c) => c.request({ method: 'GET', path: '/integration/v1/../admin' })],
     ["request('/health\\\\..\\\\admin')", (c) => c.request({ method: 'GET', path: '/health\\..\\admin' })],
+    // A proxy or server that decodes %2F / %5C (or once more, or NFKC) before resolving would see `..`.
+    ["request('/..%2f..')", (c) => c.request({ method: 'GET', path: '/..%2f..' })],
+    ["request('/orders/..%2F..%2Fadmin')", (c) => c.request({ method: 'GET', path: '/orders/..%2F..%2Fadmin' })],
+    ["request('/orders/x/..%5c..')", (c) => c.request({ method: 'GET', path: '/orders/x/..%5c..' })],
+    ["request('/%252e%252e/admin')", (c) => c.request({ method: 'GET', path: '/%252e%252e/admin' })],
+    ["request('/..;/admin')", (c) => c.request({ method: 'GET', path: '/..;/admin' })],
+    ["request('/\uFF0E\uFF0E/admin')", (c) => c.request({ method: 'GET', path: '/\uFF0E\uFF0E/admin' })],
+    ["request('/%c0%ae%c0%ae/admin') (malformed UTF-8)", (c) => c.request({ method: 'GET', path: '/%c0%ae%c0%ae/admin' })],
+    // The URL parser drops tabs and line breaks: `.\t.` would become `..` after the check.
+    ["request('/orders/x/.\\t.')", (c) => c.request({ method: 'GET', path: '/orders/x/.\t.' })],
+    ["request('/orders/x/..\\n')", (c) => c.request({ method: 'GET', path: '/orders/x/..\n' })],
+    ["request('/orders/%09..')", (c) => c.request({ method: 'GET', path: '/orders/%09..' })],
+    ["request('/orders/x%00/')", (c) => c.request({ method: 'GET', path: '/orders/x%00' })],
+    ["orders.get('%2e%2E')", (c) => c.orders.get('%2e%2E')],
+    ["webhooks.delete('%252e%252e')", (c) => c.webhooks.delete('%252e%252e')],
   ];
   it.each(escapes)('%s is InvalidInputError, nothing sent', async (_name, call) => {
     const service = fakeService(json(200, {}));
@@ -45,6 +60,8 @@ describe('request() query values (14.9)', () => {
     ['an array', ['x']],
     ['a function', () => 'x'],
     ['a symbol', Symbol('x')],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
   ])('%s is InvalidInputError, not String()', async (_name, value) => {
     const service = fakeService(json(200, {}));
     const error = await makeClient(service.fetch)
@@ -87,12 +104,36 @@ describe('a key echoed by the server never reaches an error (14.5)', () => {
     ['in www-authenticate of a 401', () => Response.json({ error: { code: 'INVALID_API_KEY', message: 'no' } }, { status: 401, headers: { 'www-authenticate': `ApiKey ${API_KEY}` } })],
     ['in the Location of a 302', () => new Response(null, { status: 302, headers: { location: `https://elsewhere.example/?key=${API_KEY}` } })],
     ['in a body that is not an envelope', () => new Response(`<html>${API_KEY}</html>`, { status: 500 })],
+    ['as the error code', () => Response.json({ error: { code: API_KEY, message: 'no' } }, { status: 400 })],
+    ['JSON-escaped (\\u0053, \\/)', () => new Response(`{"error":{"code":"VALIDATION_ERROR","message":"bad \\u0053${SECRET_PART.slice(1)} and ${API_KEY.replace('_', '\\u005f')}"}}`, { status: 400 })],
+    ['percent-encoded in a Location', () => new Response(null, { status: 302, headers: { location: `https://elsewhere.example/?key=${[...API_KEY].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}` } })],
   ];
   it.each(echoes)('%s', async (_name, reply) => {
     const error = (await makeClient(fakeService(reply).fetch, { maxRetries: 0 }).health().catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 }), JSON.stringify(error.headers), String(JSON.stringify(error.details))]) {
       expect(text).not.toContain(SECRET_PART);
+    }
+  });
+});
+
+describe('a key whose secret has characters that JSON or a URL escapes (14.5)', () => {
+  const secret = 'Ab+/cd=ef"gh\\ij%41kl';
+  const key = `service_k1d9Xa_${secret}`;
+  const percent = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+  const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  const echoes: [string, () => Response][] = [
+    ['JSON-escaped in a 400 message and details', () => new Response(`{"error":{"code":"VALIDATION_ERROR","message":"bad ${JSON.stringify(key).slice(1, -1).replaceAll('/', '\\/')}","details":[{"path":"x","message":${JSON.stringify(secret)}}]}}`, { status: 400 })],
+    ['URL-encoded in a Location', () => new Response(null, { status: 302, headers: { location: `https://elsewhere.example/?key=${encodeURIComponent(key)}&s=${lowerHex(encodeURIComponent(secret))}` } })],
+    ['percent-encoded character by character in www-authenticate', () => Response.json({ error: { code: 'INVALID_API_KEY', message: 'no' } }, { status: 401, headers: { 'www-authenticate': `ApiKey ${percent(secret)}` } })],
+  ];
+  it.each(echoes)('%s', async (_name, reply) => {
+    const client = new IntegrationClient({ apiKey: key, baseUrl: 'https://platform.example.com', fetch: fakeService(reply).fetch, rateLimit: false, maxRetries: 0 });
+    const error = (await client.health().catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    const views = [error.message, String(error.stack), JSON.stringify(error), inspect(error, { depth: 10, showHidden: true }), JSON.stringify(error.headers), String(JSON.stringify(error.details))];
+    for (const text of views) {
+      for (const form of [secret, encodeURIComponent(secret), lowerHex(encodeURIComponent(secret)), percent(secret), 'Ab+/cd', 'Ab%2B%2Fcd']) expect(text).not.toContain(form);
     }
   });
 });

@@ -8,6 +8,7 @@ import {
   RateLimitError,
   type IntegrationClient,
 } from '../../src/index.ts';
+import { parseRetryAfter } from '../../src/transport/retry-after.ts';
 import { ENTRY, HEALTH, PHONE, empty, envelope, fakeService, fails, gaps, json, makeClient, networkError, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
@@ -122,10 +123,23 @@ describe('429 and Retry-After', () => {
     expect(service.requests).toHaveLength(1);
   });
 
-  it.each(['-1', '+3', '1,2', '1.5e3', 'soon'])('Retry-After %j is neither delta-seconds nor an HTTP-date: the default pause (1 s)', async (value) => {
+  it.each(['-1', '+3', '1,2', '1.5e3', 'soon', '1.5', '99999999999999999999999', '3000000000'])('Retry-After %j is neither delta-seconds nor an HTTP-date: the default pause (1 s)', async (value) => {
     const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': value }), healthy);
     await run(makeClient(service.fetch, { random: () => 0 }).health());
     expect(gaps(service.requests)).toEqual([1000]);
+  });
+
+  it.each([' 3', '3 ', '\t3', '1.5', '-1', '+3', '1,2', '０', '3e0', '0x10', '99999999999999999999999', 'Sun, 06 Nov 1994 08:49:37 GMT '])('parseRetryAfter(%j) is not the grammar: undefined, so the default pause', (value) => {
+    expect(parseRetryAfter(value, Date.now())).toBeUndefined();
+  });
+
+  it('parseRetryAfter reads digits and the three HTTP-date forms', () => {
+    const now = Date.parse('1994-11-06T08:49:30Z');
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now)).toBe(7000);
+    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(7000);
+    expect(parseRetryAfter('Sun Nov  6 08:49:37 1994', now)).toBe(7000);
   });
 
   it('the cap is an option', async () => {

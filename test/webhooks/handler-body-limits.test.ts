@@ -111,5 +111,24 @@ describe('the Fetch handler reads no more body than it must', () => {
   test('body limits that would switch themselves off are refused at construction', () => {
     expect(() => handlerWith({ maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
     expect(() => handlerWith({ bodyTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(/bodyTimeoutMs/);
+    // Past 2^31 - 1 ms a timer fires at once: every body would time out.
+    expect(() => handlerWith({ bodyTimeoutMs: 2 ** 31 })).toThrow(/bodyTimeoutMs/);
+    // A clock that would fail every delivery is refused before the first one too.
+    expect(() => handlerWith({ now: 'yesterday' as never })).toThrow(/now/);
+  });
+});
+
+describe('a body a parser already read (express.raw) is held to maxBodyBytes too', () => {
+  test.each([
+    ['a Buffer', (size: number) => new Uint8Array(size)],
+    ['a string', (size: number) => 'x'.repeat(size)],
+  ])('%s past the cap is answered 413, without onEvent', async (_name, make) => {
+    const { handler, onEvent } = handlerWith({ maxBodyBytes: 1024 });
+    const written = { status: 0, body: '' };
+    const res = { statusCode: 0, setHeader: () => {}, end: (body: string) => Object.assign(written, { status: res.statusCode, body }) };
+    handler.node({ method: 'POST', headers: signedHeaders(), body: make(2048), on: () => {}, removeListener: () => {}, pause: () => {} }, res);
+    await vi.waitFor(() => expect(written.status).toBe(413));
+    expect(written.body).toBe('body_too_large');
+    expect(onEvent).not.toHaveBeenCalled();
   });
 });

@@ -66,6 +66,14 @@ describe('signWebhook', () => {
     expect(sign({ event: 42, data: {} })).toThrow(/event/);
   });
 
+  test('a payload without data (or with data JSON would leave out) is an InvalidInputError', () => {
+    const sign = (payload: unknown) => () => signWebhook({ payload: payload as never, secret: SECRET, timestamp: NOW_SECONDS });
+    expect(sign({ event: 'order.created' })).toThrow(/payload\.data/);
+    expect(sign({ event: 'order.created', data: undefined })).toThrow(InvalidInputError);
+    expect(sign({ event: 'order.created', data: () => ({}) })).toThrow(InvalidInputError);
+    expect(sign({ event: 'order.created', data: Symbol('x') })).toThrow(InvalidInputError);
+  });
+
   test('a delivery id with CR/LF is refused too: it is copied into a header as well', () => {
     expect(() => signWebhook({ payload: ORDER_CREATED, secret: SECRET, deliveryId: 'd-1\nX-Injected: 1' })).toThrow(InvalidInputError);
   });

@@ -107,8 +107,31 @@ export function checkOptionalBoolean(value: unknown, path: string): Problem {
   return `${path} must be a boolean, got ${kindOf(value)}`;
 }
 
-/** An item as it will be sent: a plain copy, or why it cannot be sent as JSON. */
-export type Checked = { ok: true; value: unknown } | { ok: false; problem: string };
+/**
+ * An item as it will be sent: a plain copy, or why it cannot be sent as JSON. `unreadable`: reading
+ * it threw (a getter, a Proxy trap), so it must not be read again, not even to report it.
+ */
+export type Checked = { ok: true; value: unknown } | { ok: false; problem: string; unreadable?: boolean };
+
+/** Said of an item whose reading threw: the thrown message may hold anything, so it is not repeated. */
+export const UNREADABLE_ITEM = 'the item could not be read (a getter or a Proxy trap threw while copying it)';
+
+/**
+ * The primitive inside a `Number`, `String`, `Boolean` or `BigInt` object, which JSON writes as
+ * that primitive (a BigInt object: not at all); `NOT_BOXED` for any other object. Plain objects and
+ * arrays, nearly every value here, are told apart by their prototype without further checks.
+ */
+function unboxed(value: object): unknown {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === Array.prototype || proto === null) return NOT_BOXED;
+  if (value instanceof Number) return Number.prototype.valueOf.call(value);
+  if (value instanceof String) return String.prototype.valueOf.call(value);
+  if (value instanceof Boolean) return Boolean.prototype.valueOf.call(value);
+  if (value instanceof BigInt) return BigInt.prototype.valueOf.call(value);
+  return NOT_BOXED;
+}
+
+const NOT_BOXED = Symbol('not boxed');
 
 const dateToISOString = Date.prototype.toISOString;
 
@@ -118,7 +141,9 @@ const dateToISOString = Date.prototype.toISOString;
  * at send time. What JSON cannot carry faithfully makes the item invalid instead of failing its
  * whole batch or being sent changed: a cycle, a BigInt, a NaN or ±Infinity (JSON writes null), a
  * function or symbol inside an array (JSON writes null). A `Date` becomes its ISO string, as JSON
- * would write it; in an object, `undefined`, functions and symbols are left out, as JSON does.
+ * would write it, a `Number`, `String` or `Boolean` object its primitive; in an object, `undefined`,
+ * functions and symbols are left out, as JSON does. An item whose reading throws (a getter, a Proxy
+ * trap) is `unreadable`.
  */
 export function plainCopy(item: unknown): Checked {
   const ancestors = new Set<object>();
@@ -141,6 +166,8 @@ export function plainCopy(item: unknown): Checked {
         return value;
     }
     if (value === null) return null;
+    const primitive = unboxed(value);
+    if (primitive !== NOT_BOXED) return copy(primitive, path);
     if (value instanceof Date) {
       const time = value.getTime();
       if (Number.isNaN(time)) problem = `${path || 'the item'} is an invalid Date, which JSON would send as null`;
@@ -177,7 +204,12 @@ export function plainCopy(item: unknown): Checked {
     ancestors.delete(value);
     return result;
   };
-  const value = copy(item, '');
+  let value: unknown;
+  try {
+    value = copy(item, '');
+  } catch {
+    return { ok: false, problem: UNREADABLE_ITEM, unreadable: true };
+  }
   return problem === undefined ? { ok: true, value } : { ok: false, problem };
 }
 

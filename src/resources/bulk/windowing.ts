@@ -6,7 +6,7 @@
 // no further than the window being asked for: a stream is never buffered beyond what the batches
 // in flight need.
 import { InvalidInputError } from '../../errors/index.ts';
-import { kindOf, plainCopy } from './field-checks.ts';
+import { kindOf, plainCopy, UNREADABLE_ITEM, type Checked } from './field-checks.ts';
 import { FirstOccurrences } from './first-seen.ts';
 import type { ItemResultShape, ItemRules } from './route.ts';
 import { abortable } from './run.ts';
@@ -66,13 +66,12 @@ export class WindowBuilder<Result extends ItemResultShape> {
     // What is checked is what is sent: the plain copy. An item that has none (a cycle, a BigInt…)
     // is judged as given, so that a known field's own problem is still the one reported.
     const checked = plainCopy(item);
-    const judged = checked.ok ? checked.value : item;
-    const problem = this.#repeatProblem(judged, index) ?? this.#rules.problem(judged) ?? (checked.ok ? undefined : checked.problem);
+    const problem = checked.ok || !checked.unreadable ? this.#problemOf(checked.ok ? checked.value : item, index, checked) : checked.problem;
     if (problem === undefined) {
-      window.batch.push(judged);
+      window.batch.push(checked.ok ? checked.value : item);
       window.batchIndexes.push(index);
     } else {
-      window.rejected.push(this.#rules.rejected(index, item, problem));
+      window.rejected.push(this.#rejected(index, checked.ok ? checked.value : item, problem));
     }
     const full = window.batch.length >= this.#batchSize || window.rejected.length >= MAX_REJECTED_PER_WINDOW;
     return full ? this.#close() : undefined;
@@ -81,6 +80,27 @@ export class WindowBuilder<Result extends ItemResultShape> {
   /** The input has ended: returns the last window, unless it is empty. */
   finish(): Window<Result> | undefined {
     return this.#current.size > 0 ? this.#close() : undefined;
+  }
+
+  /**
+   * Why an item is refused, if it is. An item that has no plain copy is judged as given, where a
+   * getter may still throw: it is then refused as unreadable, not the whole call.
+   */
+  #problemOf(judged: unknown, index: number, checked: Checked): string | undefined {
+    try {
+      return this.#repeatProblem(judged, index) ?? this.#rules.problem(judged) ?? (checked.ok ? undefined : checked.problem);
+    } catch {
+      return UNREADABLE_ITEM;
+    }
+  }
+
+  /** The item's error result; one that cannot be read for its ids gets them empty. */
+  #rejected(index: number, item: unknown, problem: string): Result {
+    try {
+      return this.#rules.rejected(index, item, problem);
+    } catch {
+      return this.#rules.rejected(index, {}, problem);
+    }
   }
 
   /** The first occurrence of a key is judged like any item; later ones are repeats. */

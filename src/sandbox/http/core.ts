@@ -51,11 +51,11 @@ export function createCore(deps: CoreDeps): Core {
 async function dispatch(deps: CoreDeps, request: CoreRequest): Promise<CoreResponse> {
   const url = new URL(request.url, 'http://sandbox.invalid');
   const method = request.method.toUpperCase();
-  if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) throw notFound(method, url.pathname);
+  if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) throw notFound(deps.routes, method, url.pathname);
   const key = authenticate(deps.state, request.headers);
   deps.buckets.perKey?.take(key.keyId, 'API key');
   const match = matchRoute(deps.routes, method, url.pathname.slice(PREFIX.length));
-  if (!match) throw notFound(method, url.pathname);
+  if (!match) throw notFound(deps.routes, method, url.pathname);
   requireScope(key, match.route.scope);
   const body = method === 'POST' || method === 'PATCH' ? await readJsonBody(request) : undefined;
   const reply = await match.route.handler({ state: deps.state, key, params: match.params, query: url.searchParams, body, services: deps.services });
@@ -103,16 +103,20 @@ function parseBody(text: string): unknown {
   }
 }
 
-function notFound(method: string, path: string): SandboxError {
+function notFound(routes: readonly Route[], method: string, path: string): SandboxError {
   const hint = method === 'POST' && path === `${PREFIX}/orders`
     ? ' POST /orders was removed in v1.1: orders reach the ERP through the order.created webhook.'
     : '';
-  return new SandboxError('NOT_FOUND', `No route ${method} ${withoutNumbers(path)}.${hint}`);
+  return new SandboxError('NOT_FOUND', `No route ${method} ${routeShape(routes, path)}.${hint}`);
 }
 
-// A path may carry a phone number or another customer identifier: long digit runs are not echoed.
-function withoutNumbers(path: string): string {
-  return path.replace(/\+?\d[\d\s().-]{4,}\d/g, '…');
+/**
+ * The path as echoed: a segment that is no literal part of any route (an id, a coupon code, a phone
+ * number, a customer's e-mail) is shown as `{…}`, so that nothing the caller put there comes back.
+ */
+function routeShape(routes: readonly Route[], path: string): string {
+  const words = new Set(['integration', 'v1', ...routes.flatMap((route) => route.path.split('/').filter((part) => part !== '' && !part.startsWith(':')))]);
+  return path.split('/').map((part) => (part === '' || words.has(part) ? part : '{…}')).join('/');
 }
 
 // The failure's own message may hold request data (a customer, a coupon): it is not echoed.

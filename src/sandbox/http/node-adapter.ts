@@ -22,6 +22,8 @@ export async function listen(core: Core, port: number): Promise<RunningServer> {
         readBody: async () => decode(await readNodeBody(req, { maxBodyBytes: SANDBOX_MAX_BODY_BYTES })),
         ip: req.socket.remoteAddress ?? 'unknown',
       });
+      // Malformed HTTP arrived mid-body and was answered already (see answerMalformed).
+      if (answeredMalformed.has(req.socket)) return;
       if (isDropped(result)) {
         // A lost response: the client sees the connection reset after the work was done.
         req.socket.destroy();
@@ -53,6 +55,9 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** Sockets whose request was answered by {@link answerMalformed} while its handler was running. */
+const answeredMalformed = new WeakSet<object>();
+
 const MALFORMED: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
   HPE_HEADERS_OVERFLOW: [431, 'Request Header Fields Too Large', 'The request headers are too large.'],
@@ -64,10 +69,14 @@ const MALFORMED: Record<string, [number, string, string]> = {
  * envelope of spec 2.10 like every other error, then the connection is closed (its state is unknown).
  */
 function answerMalformed(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  // A request in flight (malformed chunked encoding mid-body) may still be answered, as long as
+  // nothing of its answer was written: its handler then writes nothing.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent === true || answeredMalformed.has(socket)) {
     socket.destroy();
     return;
   }
+  if (inFlight !== undefined) answeredMalformed.add(socket);
   const [status, text, message] = MALFORMED[error.code ?? ''] ?? [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
   const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message } });
   socket.end(

@@ -42,6 +42,34 @@ describe('items JSON cannot carry are rejected one by one', () => {
     expect(result.results[1]!.error!.message).toMatch(message);
   });
 
+  it.each([
+    ['a getter that throws', () => ({ external_id: 'SKU-1', get price(): number { throw new Error('secret 11912345678'); } })],
+    ['a getter that throws, after a BigInt', () => ({ external_id: 'SKU-1', weight: 1n, get price(): number { throw new Error('boom'); } })],
+    ['a Proxy whose ownKeys trap throws', () => new Proxy({ external_id: 'SKU-1' }, { ownKeys: () => { throw new Error('boom'); } })],
+    ['a revoked Proxy', () => { const { proxy, revoke } = Proxy.revocable({ external_id: 'SKU-1' }, {}); revoke(); return proxy; }],
+    ['an external_id getter that throws', () => ({ get external_id(): string { throw new Error('boom'); } })],
+  ])('%s: that item is a VALIDATION_ERROR (without the thrown message), the others are sent', async (_, make) => {
+    const { service, result } = await upsertAround(make());
+    expect(service.requests[0]!.items.map((item) => item.external_id)).toEqual(['SKU-0', 'SKU-2']);
+    expect(result.results[1]).toMatchObject({ index: 1, status: 'error', error: { code: 'VALIDATION_ERROR' } });
+    expect(result.results[1]!.error!.message).toMatch(/could not be read/);
+    expect(result.results[1]!.error!.message).not.toMatch(/secret|boom/);
+  });
+
+  it.each([
+    ['a boxed BigInt', Object(1n), 'extra is a bigint, which JSON cannot carry'],
+    ['a boxed NaN', new Number(Number.NaN), 'extra is NaN, which JSON would send as null'],
+  ])('%s is judged as its primitive: a VALIDATION_ERROR', async (_, boxed, message) => {
+    const { result } = await upsertAround({ external_id: 'SKU-1', extra: boxed });
+    expect(result.results[1]).toMatchObject({ status: 'error', error: { code: 'VALIDATION_ERROR', message } });
+  });
+
+  it('boxed primitives are sent as JSON writes them, not as {}', async () => {
+    const { sentJson, result } = await upsertAround({ external_id: 'SKU-1', extra: { n: new Number(5), s: new String('x'), b: new Boolean(false) } });
+    expect(result.results[1]!.status).not.toBe('error');
+    expect(sentJson).toContain('"extra":{"n":5,"s":"x","b":false}');
+  });
+
   it('a known field keeps its own message when the item also holds a BigInt', async () => {
     const { result } = await upsertAround({ external_id: 'SKU-1', price: -1, weight: 1n });
     expect(result.results[1]!.error!.message).toBe('price is -1; it must be 0 or more');
