@@ -252,3 +252,41 @@ export function traceInbox<T>(fields: InboxContext, fn: (context: InboxContext |
   const context: InboxContext = { ...fields };
   return trace(tracing, context as InboxContext & { result?: unknown }, () => fn(context), () => undefined);
 }
+
+/** What the inbox gauges of `integration-sdk/otel` read: an inbox's `stats()`. */
+export interface InboxStatsSource {
+  stats(): Promise<{ pending: number; dead: number; oldestPendingAgeMs?: number | null }>;
+}
+
+interface OpenInbox {
+  /** The inbox's store: two inboxes on one store are counted once. */
+  store: object;
+  inbox: InboxStatsSource;
+}
+
+// Held on globalThis under a registered symbol so that the ESM and CommonJS builds, loaded side by
+// side, see one registry. Weak: an inbox dropped without close() is not kept alive by it.
+const OPEN_INBOXES = Symbol.for('integration-sdk.open-inboxes');
+
+function openInboxRefs(): Set<WeakRef<OpenInbox>> {
+  const holder = globalThis as { [OPEN_INBOXES]?: Set<WeakRef<OpenInbox>> };
+  return (holder[OPEN_INBOXES] ??= new Set());
+}
+
+/** Called by `createInbox`: the inbox's stats feed the otel gauges until the returned function is called (on `close()`). */
+export function registerOpenInbox(entry: OpenInbox): () => void {
+  const ref = new WeakRef(entry);
+  openInboxRefs().add(ref);
+  return () => void openInboxRefs().delete(ref);
+}
+
+/** The inboxes open in this process, one per store. */
+export function openInboxes(): InboxStatsSource[] {
+  const byStore = new Map<object, InboxStatsSource>();
+  for (const ref of openInboxRefs()) {
+    const entry = ref.deref();
+    if (entry === undefined) openInboxRefs().delete(ref);
+    else if (!byStore.has(entry.store)) byStore.set(entry.store, entry.inbox);
+  }
+  return [...byStore.values()];
+}

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock.ts';
+import { registerOpenInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
@@ -134,7 +135,7 @@ export function createInbox(options: InboxOptions): Inbox {
     },
   };
 
-  return {
+  const inbox: Inbox = {
     handler: createInboxHandler({
       store: readyStore,
       secret: options.secret,
@@ -220,8 +221,12 @@ export function createInbox(options: InboxOptions): Inbox {
 
     async close() {
       closed = true;
+      unregister();
       await Promise.all([...workers].map((worker) => worker.stop()));
       await store.close();
     },
   };
+  // integration-sdk/otel reports the pending and dead gauges of every open inbox.
+  const unregister = registerOpenInbox({ store, inbox });
+  return inbox;
 }

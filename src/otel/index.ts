@@ -21,9 +21,9 @@ export interface InstrumentIntegrationSdkOptions {
   /** Where measurements go; the global provider (`metrics.getMeterProvider()`) when omitted. */
   meterProvider?: MeterProvider;
   /**
-   * An inbox (`createInbox(...)` of `integration-sdk/inbox`) whose `stats()` feeds the
-   * `integration_sdk.inbox.pending`, `.dead_entries` and `.oldest_pending.age` gauges at each
-   * collection. Without it those gauges are not created (the dead counter still counts).
+   * The inbox whose `stats()` feeds the `integration_sdk.inbox.pending`, `.dead_entries` and
+   * `.oldest_pending.age` gauges at each collection. By default every inbox open in this process
+   * (made by `createInbox` and not yet closed), counted once per store.
    */
   inbox?: InboxStatsSource;
 }

@@ -2,11 +2,10 @@
 // OpenTelemetry's semantic conventions where one exists (`http.client.request.duration`), else
 // live under `integration_sdk.`.
 import type { BatchObservableResult, Counter, Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
+import { openInboxes, type InboxStatsSource } from '../diagnostics.ts';
 
-/** What the pending gauge reads: an inbox's `stats()` (`integration-sdk/inbox`), or anything shaped like it. */
-export interface InboxStatsSource {
-  stats(): Promise<{ pending: number; dead: number; oldestPendingAgeMs?: number | null }>;
-}
+export type { InboxStatsSource };
+
 
 // The HTTP conventions' advised boundaries for request durations, in seconds.
 const DURATION_BOUNDARIES = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -49,11 +48,12 @@ export function createInstruments(meter: Meter, inbox: InboxStatsSource | undefi
     }),
     close() {},
   };
-  if (inbox) instruments.close = observeInbox(meter, inbox);
+  instruments.close = observeInboxes(meter, inbox ? () => [inbox] : openInboxes);
   return instruments;
 }
 
-function observeInbox(meter: Meter, inbox: InboxStatsSource): () => void {
+/** The inbox gauges, read at each collection from the inboxes open in this process (or the one given). */
+function observeInboxes(meter: Meter, inboxes: () => InboxStatsSource[]): () => void {
   const pending: ObservableGauge = meter.createObservableGauge('integration_sdk.inbox.pending', {
     description: 'Inbox entries waiting for a worker (status pending), as inbox.stats() reports them.',
     unit: '{event}',
@@ -66,18 +66,15 @@ function observeInbox(meter: Meter, inbox: InboxStatsSource): () => void {
     description: 'Age of the oldest pending inbox entry (0 when none is pending).',
     unit: 's',
   });
-  // One stats() per collection for the three gauges; a store that cannot answer reports nothing
-  // this time rather than failing the whole collection.
+  // One stats() per inbox and collection for the three gauges; an inbox whose store cannot answer
+  // is left out this time rather than failing the whole collection.
   const observe = async (result: BatchObservableResult) => {
-    let stats: Awaited<ReturnType<InboxStatsSource['stats']>>;
-    try {
-      stats = await inbox.stats();
-    } catch {
-      return;
-    }
-    result.observe(pending, stats.pending);
-    result.observe(deadEntries, stats.dead);
-    result.observe(oldestPending, (stats.oldestPendingAgeMs ?? 0) / 1000);
+    const all = await Promise.all(inboxes().map((inbox) => inbox.stats().catch(() => undefined)));
+    const answered = all.filter((stats) => stats !== undefined);
+    if (answered.length === 0) return;
+    result.observe(pending, answered.reduce((sum, stats) => sum + stats.pending, 0));
+    result.observe(deadEntries, answered.reduce((sum, stats) => sum + stats.dead, 0));
+    result.observe(oldestPending, Math.max(...answered.map((stats) => stats.oldestPendingAgeMs ?? 0)) / 1000);
   };
   meter.addBatchObservableCallback(observe, [pending, deadEntries, oldestPending]);
   return () => meter.removeBatchObservableCallback(observe, [pending, deadEntries, oldestPending]);

@@ -150,3 +150,35 @@ describe('an inbox event whose handler fails once, then succeeds', () => {
     for (const text of [secret, ...phones, 'ERP rejected']) expect(recorded.filter((value) => value.includes(text))).toEqual([]);
   });
 });
+
+describe('the inbox gauges without an inbox option', () => {
+  it('read every inbox open in the process, once per store, until it is closed', async () => {
+    telemetry = instrumentInMemory();
+    const dir = tempDir('otel-gauges');
+    const secret = 'whsec_otelGaugeSecret0123456789abcdef';
+    const store = sqliteStore({ path: join(dir.path, 'a.db') });
+    const first = createInbox({ secret, store });
+    // A second inbox on the same store object counts once; one on another file adds its own.
+    const sameStore = createInbox({ secret, store });
+    const other = createInbox({ secret, store: sqliteStore({ path: join(dir.path, 'b.db') }) });
+    const deliver = async (inbox: typeof first, deliveryId: string) => {
+      const data = (JSON.parse(Buffer.from(signatures.vectors[0]!.body_base64, 'base64').toString('utf8')) as { data: unknown }).data;
+      const delivery = signWebhook({ payload: { event: 'order.created', data }, secret, deliveryId });
+      const answer = await inbox.handler(new Request('http://localhost/webhooks', { method: 'POST', body: delivery.body, headers: delivery.headers }));
+      expect(answer.status).toBeLessThan(300);
+    };
+    try {
+      await deliver(first, 'dlv-gauge-1');
+      await deliver(first, 'dlv-gauge-2');
+      await deliver(other, 'dlv-gauge-3');
+      expect((await telemetry.metric('integration_sdk.inbox.pending'))!.dataPoints[0]!.value).toBe(3);
+      await other.close();
+      expect((await telemetry.metric('integration_sdk.inbox.pending'))!.dataPoints[0]!.value).toBe(2);
+    } finally {
+      await other.close();
+      await sameStore.close();
+      await first.close().catch(() => {});
+      dir.remove();
+    }
+  });
+});
