@@ -31,7 +31,10 @@ export interface RedisRateLimiterSeams {
   random?: () => number;
   /** A script call not answered by then counts as Redis unavailable. @default 2000 */
   commandTimeoutMs?: number;
-  /** On the fallback, Redis is asked again at most this often (by an acquire, never by a timer). @default 1000 */
+  /**
+   * On the fallback, Redis is asked again at most this often (by an acquire, never by a timer), or
+   * at once by the first acquire after the client has reconnected. @default 1000
+   */
   probeIntervalMs?: number;
 }
 
@@ -39,10 +42,13 @@ export interface RedisRateLimiterSeams {
 const STALE_ATTEMPT_MS = 30_000;
 /** Processes woken together would ask at the same millisecond; at most this much is added. */
 const MAX_JITTER_MS = 20;
+/** The bucket of a limiter used on its own, never given to a client: `_` is never in a key id. */
+const UNNAMED_KEY = '_default';
 
 /**
  * One rate budget per API key shared by every process using it, kept in Redis (see
  * `docs/rate-limits.md`). Serves the clients of ONE key: a second key id throws `ConfigurationError`.
+ * Used on its own (never given to a client), its bucket is `<prefix>:{_default}`.
  *
  * @example
  * ```ts
@@ -83,6 +89,8 @@ class RedisRateLimiter implements RateLimiter {
   #pausedUntil = 0;
   #onFallback = false;
   #lastProbe = 0;
+  /** On the fallback, the client was seen not connected: once it is again, Redis is asked at once. */
+  #sawDisconnected = false;
 
   constructor(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams) {
     if (typeof options !== 'object' || options === null) throw new ConfigurationError('redisRateLimiter needs { redis, requestsPerMinute, burst }');
@@ -117,7 +125,6 @@ class RedisRateLimiter implements RateLimiter {
 
   async acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
     signal?.throwIfAborted();
-    if (this.#keyId === undefined) throw new ConfigurationError('redisRateLimiter: pass the limiter as `rateLimit` to an IntegrationClient, which names its key');
     const previous = this.#turn;
     let release!: () => void;
     this.#turn = new Promise((resolve) => (release = resolve));
@@ -133,7 +140,7 @@ class RedisRateLimiter implements RateLimiter {
   pause(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock.now() + ms);
     this.#fallback?.pause(ms);
-    if (this.#keyId === undefined || this.#onFallback) return;
+    if (this.#onFallback) return;
     this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#useFallback(error));
   }
 
@@ -165,11 +172,21 @@ class RedisRateLimiter implements RateLimiter {
     return this.#fallback.acquire(signal);
   }
 
+  /**
+   * Whether an acquire on the fallback asks Redis: only with the client connected, and then at once
+   * if it has reconnected since (or there is no fallback bucket to serve instead), otherwise at
+   * most once per probe interval (Redis answering errors on a live connection).
+   */
   #probeDue(): boolean {
+    if (!this.#runner.ready()) {
+      this.#sawDisconnected = true;
+      return false;
+    }
     const now = this.#clock.now();
-    if (now - this.#lastProbe < this.#probeIntervalMs) return false;
+    if (this.#fallback && !this.#sawDisconnected && now - this.#lastProbe < this.#probeIntervalMs) return false;
+    this.#sawDisconnected = false;
     this.#lastProbe = now;
-    return this.#runner.ready();
+    return true;
   }
 
   /** Tells the bucket that the attempt of a token taken from it when full has finished. */
@@ -184,17 +201,22 @@ class RedisRateLimiter implements RateLimiter {
   }
 
   async #ask(op: BucketOp, argument: string, signal?: AbortSignal): Promise<BucketAnswer> {
-    if (!this.#runner.ready()) throw new RateLimiterUnavailableError('Redis is not connected');
-    const key = `${this.#prefix}:{${this.#keyId}}`;
-    const reply = this.#runner.run(key, [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)]);
-    reply.catch(() => {}); // settles after a timeout or an abort too: never an unhandled rejection
     let cancel = () => {};
     const timeout = new Promise<never>((_, reject) => {
       cancel = this.#clock.setTimeout(() => reject(new RateLimiterUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
     });
+    const within = <T>(promise: Promise<T>): Promise<T> => {
+      const raced = Promise.race([promise, timeout]);
+      return signal ? raceAbort(raced, signal) : raced;
+    };
     try {
-      const raced = Promise.race([reply, timeout]);
-      return answerOf(await (signal ? raceAbort(raced, signal) : raced));
+      const connecting = this.#runner.connecting();
+      if (connecting) await within(connecting);
+      if (!this.#runner.ready()) throw new RateLimiterUnavailableError('Redis is not connected');
+      const key = `${this.#prefix}:{${this.#keyId ?? UNNAMED_KEY}}`;
+      const reply = this.#runner.run(key, [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)]);
+      reply.catch(() => {}); // settles after a timeout or an abort too: never an unhandled rejection
+      return answerOf(await within(reply));
     } finally {
       cancel();
     }
@@ -204,6 +226,7 @@ class RedisRateLimiter implements RateLimiter {
     if (this.#onFallback) return;
     this.#onFallback = true;
     this.#lastProbe = this.#clock.now();
+    this.#sawDisconnected = !this.#runner.ready();
     const reason = error instanceof Error ? error.name : typeof error;
     const using = this.#fallback ? `an in-process bucket at ${this.#fallbackRate} requests/min` : 'nothing (fallback: false): calls fail';
     this.#logger?.warn?.(`integration-sdk: the shared rate limiter cannot reach Redis; using ${using} until it answers again`, { keyId: this.#keyId, reason });

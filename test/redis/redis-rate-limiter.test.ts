@@ -2,15 +2,15 @@
 // discipline, pause, skew, signal, bad input, and Redis stopped and restarted under it. The script
 // runs on Redis's clock, which no test can fake: where time must pass, the test waits what the
 // script itself answered (tens of ms), never a guessed sleep.
-import { createClient, type RedisClientType } from 'redis';
-import { Redis } from 'ioredis';
+import { createClient, createCluster, type RedisClientType } from 'redis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { IntegrationClient } from 'integration-sdk';
 import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
 import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
-import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
+import { connectedClient, RedisServer, skipRedis, startClusterNode } from './redis-server.ts';
 
 const SECRET = 'Sk3cr3tV4lue';
 let server: RedisServer;
@@ -81,6 +81,8 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       limiter.attach!({ keyId: 'first', logger: undefined });
       limiter.attach!({ keyId: 'first', logger: undefined }); // a second client of the same key is fine
       expect(() => limiter.attach!({ keyId: 'second', logger: undefined })).toThrow(ConfigurationError);
+      // As a user meets it: the second client's constructor throws, naming the rule.
+      expect(() => new IntegrationClient({ apiKey: `service_second_${SECRET}`, baseUrl: 'http://127.0.0.1:9', rateLimit: limiter })).toThrow(/one limiter per key/);
     });
   });
 
@@ -202,6 +204,46 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       }
     });
 
+    it('back to the shared bucket on the first call after the client has reconnected, not a probe interval later', async () => {
+      const own = await RedisServer.start();
+      const client = await connectedClient(own.url);
+      try {
+        const { warnings, infos, logger } = recordingLogger();
+        const keyId = freshKey();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: { requestsPerMinute: 60_000, burst: 3 } }, { probeIntervalMs: 600_000 });
+        limiter.attach!({ keyId, logger });
+        await own.stop();
+        while (client.isReady) await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await drain(limiter, 1)).taken).toBe(1);
+        expect(warnings).toHaveLength(1);
+        await own.restart();
+        await new Promise<void>((resolve) => (client.isReady ? resolve() : client.once('ready', resolve)));
+        (await limiter.acquire())?.();
+        expect(infos).toHaveLength(1);
+        expect(await client.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+      } finally {
+        client.destroy();
+        await own.stop();
+      }
+    });
+
+    it('fallback: false: calls fail only while Redis does not answer, the first one after it reconnects goes', async () => {
+      const own = await RedisServer.start();
+      const client = await connectedClient(own.url);
+      try {
+        const limiter = attached(redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: false }, { probeIntervalMs: 600_000 }));
+        await own.stop();
+        while (client.isReady) await new Promise((resolve) => setTimeout(resolve, 5));
+        await expect(limiter.acquire()).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+        await own.restart();
+        await new Promise<void>((resolve) => (client.isReady ? resolve() : client.once('ready', resolve)));
+        await expect(limiter.acquire()).resolves.toBeTypeOf('function'); // a full bucket, in Redis again
+      } finally {
+        client.destroy();
+        await own.stop();
+      }
+    });
+
     it('fallback: false rejects with RateLimiterUnavailableError, without an unhandled rejection', async () => {
       const own = await RedisServer.start();
       const client = new Redis(own.port, { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
@@ -219,6 +261,105 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
         await own.stop();
       }
     });
+  });
+
+  describe('Redis clients given as they are', () => {
+    it('an ioredis client used at once, still connecting: the limiter waits for it rather than falling back', async () => {
+      const client = new Redis(server.port); // status 'connecting': the usual way to use ioredis
+      try {
+        const { warnings, logger } = recordingLogger();
+        const keyId = freshKey();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
+        limiter.attach!({ keyId, logger });
+        // The first acquire waits for the connection (however long a loaded machine takes), then the
+        // rest of the burst, from Redis: the fallback's would be 1.
+        expect(await limiter.acquire()).toBeTypeOf('function');
+        expect((await drain(limiter, 10, 300)).taken).toBe(2);
+        expect(warnings).toEqual([]);
+        expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it('a node-redis client whose connect() has not resolved yet: waited for too', async () => {
+      const client = createClient({ url: server.url }).on('error', () => {});
+      const connecting = client.connect();
+      try {
+        const { warnings, logger } = recordingLogger();
+        const keyId = freshKey();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
+        limiter.attach!({ keyId, logger });
+        // The first acquire waits for the connection (however long a loaded machine takes), then the
+        // rest of the burst, from Redis: the fallback's would be 1.
+        expect(await limiter.acquire()).toBeTypeOf('function');
+        expect((await drain(limiter, 10, 300)).taken).toBe(2);
+        expect(warnings).toEqual([]);
+        expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+      } finally {
+        await connecting;
+        client.destroy();
+      }
+    });
+
+    it('a node-redis client without an error listener (as in the design example): its outage does not crash the process', async () => {
+      const own = await RedisServer.start();
+      const client = await createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } }).connect();
+      try {
+        const { warnings, logger } = recordingLogger();
+        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 600, burst: 2, fallback: { requestsPerMinute: 60_000, burst: 3 } });
+        limiter.attach!({ keyId: freshKey(), logger });
+        // An EventEmitter throws an 'error' event nobody listens to: node-redis emits them while it reconnects.
+        expect(() => client.emit('error', new Error('Socket closed unexpectedly'))).not.toThrow();
+        await own.stop();
+        while (client.isReady) await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await drain(limiter, 3)).taken).toBe(3);
+        expect(warnings).toHaveLength(1);
+      } finally {
+        client.destroy();
+        await own.stop();
+      }
+    });
+
+    it('node-redis and ioredis Cluster clients: one key, so one slot', { timeout: 30_000 }, async () => {
+      const node = await startClusterNode();
+      const nodeCluster = await createCluster({ rootNodes: [{ url: node.url }] }).on('error', () => {}).connect();
+      const ioCluster = new Cluster([{ host: '127.0.0.1', port: node.port }]);
+      ioCluster.on('error', () => {});
+      try {
+        const keyId = freshKey();
+        const { warnings, logger } = recordingLogger();
+        const a = redisRateLimiter({ redis: nodeCluster, requestsPerMinute: 60, burst: 4 });
+        const b = redisRateLimiter({ redis: ioCluster, requestsPerMinute: 60, burst: 4 });
+        a.attach!({ keyId, logger });
+        b.attach!({ keyId, logger });
+        const first = await drain(a, 2, 500);
+        await nodeCluster.sendCommand(undefined, true, ['SCRIPT', 'FLUSH']); // NOSCRIPT on the next EVALSHA
+        await b.acquire(); // the ioredis cluster, given still connecting, is waited for
+        const second = await drain(b, 10, 300);
+        expect([first.taken, second.taken]).toEqual([2, 1]);
+        expect(warnings).toEqual([]);
+        expect(await nodeCluster.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+      } finally {
+        ioCluster.disconnect();
+        nodeCluster.destroy();
+        node.stop();
+      }
+    });
+  });
+
+  it('used on its own (never given to an IntegrationClient): one bucket per prefix, paced and abortable', async () => {
+    const prefix = `alone${freshKey()}`;
+    const a = redisRateLimiter({ redis, requestsPerMinute: 1, burst: 2, prefix });
+    const b = redisRateLimiter({ redis, requestsPerMinute: 1, burst: 2, prefix });
+    expect((await drain(a, 1)).taken).toBe(1);
+    expect((await drain(b, 10)).taken).toBe(1);
+    expect(await redis.keys(`${prefix}:*`)).toHaveLength(1);
+    const reason = new Error('caller gave up');
+    const controller = new AbortController();
+    const pending = a.acquire(controller.signal);
+    setTimeout(() => controller.abort(reason), 30);
+    await expect(pending).rejects.toBe(reason);
   });
 
   it('works the same with ioredis, and reloads the script after SCRIPT FLUSH (NOSCRIPT)', async () => {
