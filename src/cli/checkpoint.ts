@@ -47,13 +47,18 @@ export async function removeCheckpoint(input: string): Promise<void> {
   await rm(checkpointPath(input), { force: true });
 }
 
-/** The checkpoint to resume from; `UsageError` when there is none, it is unreadable, or the input changed. */
-export async function loadCheckpoint(input: string, command: Checkpoint['command'], current: Fingerprint): Promise<Checkpoint> {
+/**
+ * The checkpoint to resume from, or `undefined` when there is none (nothing was acknowledged, or the
+ * last run completed): the push starts from the beginning. `UsageError` when it is unreadable, of
+ * the other command, or the input changed.
+ */
+export async function loadCheckpoint(input: string, command: Checkpoint['command'], current: Fingerprint): Promise<Checkpoint | undefined> {
   const path = checkpointPath(input);
   let checkpoint: Checkpoint;
   try {
     checkpoint = JSON.parse(await readFile(path, 'utf8')) as Checkpoint;
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError(`No usable checkpoint at ${path}: run without --resume to start from the beginning.`);
   }
   if (checkpoint.version !== 1 || checkpoint.command !== command || typeof checkpoint.records !== 'number') {

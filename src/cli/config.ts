@@ -36,7 +36,7 @@ function readKey(options: ConnectionOptions): string {
  * INTEGRATION_RATE_LIMIT: `off` (a sandbox started with its limit off) or requests per minute for
  * a key granted more than the default 120. Unset: the SDK's default throttle.
  */
-function rateLimitFromEnv(): { rateLimit?: false | { requestsPerMinute: number; burst: number } } {
+export function rateLimitFromEnv(): { rateLimit?: false | { requestsPerMinute: number; burst: number } } {
   const value = process.env.INTEGRATION_RATE_LIMIT?.trim();
   if (!value) return {};
   if (value === 'off') return { rateLimit: false };

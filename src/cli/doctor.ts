@@ -97,7 +97,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
     if (error instanceof AuthenticationError) checks.push({ check: 'key', status: 'fail', detail: 'the service rejected the key (401): create a new credential and set INTEGRATION_API_KEY' });
     else if (error instanceof FeatureDisabledError) checks.push({ check: 'environment', status: 'fail', detail: 'the integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it' });
     else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name}): check INTEGRATION_BASE_URL and the network` });
-    else checks.push({ check: 'key', status: 'fail', detail: `health failed: ${(error as Error).name}: ${(error as Error).message}` });
+    else checks.push({ check: 'service', status: 'fail', detail: `health failed (${(error as Error).name}: ${(error as Error).message}): check that INTEGRATION_BASE_URL is the Integration API, then try again` });
   }
   if (health) {
     const missing = Object.keys(FEATURES).filter((scope) => !health.scopes.includes(scope));
@@ -112,7 +112,9 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
       try {
         checks.push(...(await webhookChecks(client)));
       } catch (error) {
-        const detail = error instanceof InsufficientScopeError ? 'the key lacks webhooks:manage' : `${(error as Error).name}: ${(error as Error).message}`;
+        const detail = error instanceof InsufficientScopeError
+          ? 'the key lacks webhooks:manage: grant it to the key to check the endpoints'
+          : `cannot list the endpoints (${(error as Error).name}: ${(error as Error).message}): try again, or run \`integration-sdk webhooks list\``;
         checks.push({ check: 'webhooks', status: 'fail', detail });
       }
     } else {

@@ -32,8 +32,12 @@ const program = new Command('integration-sdk')
   .version(VERSION, '-v, --version')
   .option('--api-key-file <path>', 'read the API key from this file (default: INTEGRATION_API_KEY)')
   .option('--base-url <url>', 'service base URL (default: INTEGRATION_BASE_URL)')
-  .showHelpAfterError('(run with --help for usage)')
-  .configureOutput({ writeErr: (text) => process.stderr.write(redact(text)), writeOut: (text) => process.stdout.write(text) })
+  .configureOutput({
+    writeErr: (text) => process.stderr.write(redact(text)),
+    writeOut: (text) => process.stdout.write(text),
+    // One line: commander's "error: unknown option '--x'" and what to do about it.
+    outputError: (text, write) => write(`${text.replace(/^error: /, '').trim().replace(/\.$/, '')}: run with --help for usage.\n`),
+  })
   .exitOverride((error) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
   })
@@ -53,7 +57,7 @@ program
   .action(run(async (options: { store?: string; json?: boolean }, command: Command) => {
     const checks = await runDoctor({ ...connection(command), store: options.store });
     const failed = checks.some((c) => c.status === 'fail');
-    console.log(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks));
+    console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks)));
     return failed ? 1 : 0;
   }));
 
@@ -76,10 +80,15 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     }));
 }
 
-pushCommand(program.command('catalog').description('products: catalog push'), 'catalog', 'integration-sdk catalog push examples/catalog.csv --errors rejected.csv');
-pushCommand(program.command('stock').description('stock and prices: stock push'), 'stock', 'integration-sdk stock push examples/stock.csv --resume');
+/** A group's `--help` shows an example too. */
+function group(name: string, description: string, example: string): Command {
+  return program.command(name).description(description).addHelpText('after', `\nExample:\n  ${example}`);
+}
 
-const orders = program.command('orders').description('read orders: orders get <order_id> | orders find --external-id <id>');
+pushCommand(group('catalog', 'products: catalog push', 'integration-sdk catalog push examples/catalog.csv'), 'catalog', 'integration-sdk catalog push examples/catalog.csv --errors rejected.csv');
+pushCommand(group('stock', 'stock and prices: stock push', 'integration-sdk stock push examples/stock.csv'), 'stock', 'integration-sdk stock push examples/stock.csv --resume');
+
+const orders = group('orders', 'read orders: orders get <order_id> | orders find --external-id <id>', 'integration-sdk orders find --external-id MKT-1001');
 orders
   .command('get')
   .argument('<order_id>')
@@ -93,7 +102,7 @@ orders
   .addHelpText('after', '\nExample:\n  integration-sdk orders find --external-id MKT-1001')
   .action(run(async (options: { externalId: string; json?: boolean }, command: Command) => service.ordersFind(clientFrom(connection(command)), options.externalId, options.json)));
 
-const webhooks = program.command('webhooks').description('webhook endpoints: list | create | test | deliveries | delete');
+const webhooks = group('webhooks', 'webhook endpoints: list | create | test | deliveries | delete', 'integration-sdk webhooks list');
 webhooks
   .command('list')
   .option('--json', 'print JSON')
@@ -126,7 +135,7 @@ webhooks
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksDelete(clientFrom(connection(command)), id, options.json)));
 
-const inbox = program.command('inbox').description('the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead');
+const inbox = group('inbox', 'the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead', 'integration-sdk inbox stats --store ./integration-inbox.db');
 for (const [action, description] of [
   ['stats', 'counts by status and the oldest pending age'],
   ['dead', 'list dead entries with their last error'],
@@ -163,7 +172,8 @@ program
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv.some((arg) => /^--api-key(=|$)/.test(arg) || /^--(key|apikey|token)(=|$)/.test(arg))) {
+  // An option meant for the key, or an argument that is one (`service_<key_id>_<secret>`).
+  if (argv.some((arg) => /^--(api-key|api_key|apikey|key|token)(=|$)/.test(arg) || /^service_[^_\s]+_\S+$/.test(arg))) {
     process.stderr.write('The API key is never taken as an argument (it would show in ps and shell history): set INTEGRATION_API_KEY or pass --api-key-file <path>.\n');
     process.exit(2);
   }

@@ -5,7 +5,10 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
-import { streamArray } from 'stream-json/streamers/stream-array.js';
+import Assembler from 'stream-json/assembler.js';
+import jsoncParser from 'stream-json/jsonc/parser.js';
+import { productRules } from '../resources/bulk/product-rules.ts';
+import { stockRules } from '../resources/bulk/stock-rules.ts';
 import { UsageError } from './config.ts';
 import { readDecimal } from './decimal.ts';
 
@@ -168,26 +171,58 @@ async function* jsonlItems(file: string): AsyncGenerator<{ line: number; value: 
   }
 }
 
-/** A JSON array: `line` is the element's 1-based position in the array (the parser does not count lines). */
+/**
+ * A JSON array, element by element, with the physical line each element starts on. stream-json's
+ * JSONC tokenizer reports the whitespace between tokens (a JSON string cannot hold a raw line
+ * break), so counting its line breaks gives the line; each number is checked on its source text.
+ */
 async function* jsonArrayItems(file: string): AsyncGenerator<{ line: number; value: unknown }> {
-  const pipeline = createReadStream(file).pipe(streamArray.withParserAsStream());
+  const tokens = createReadStream(file).pipe(jsoncParser.asStream({ packValues: true, streamValues: false, streamComments: false }));
+  let line = 1;
+  let opened = false;
+  let element: { line: number; assembler: Assembler; key: string } | undefined;
   try {
-    for await (const { key, value } of pipeline as AsyncIterable<{ key: number; value: unknown }>) {
-      yield { line: key + 1, value };
+    for await (const token of tokens as AsyncIterable<{ name: string; value?: unknown }>) {
+      if (token.name === 'whitespace' || token.name === 'commentValue') {
+        line += String(token.value).split('\n').length - 1;
+        continue;
+      }
+      if (!opened) {
+        if (token.name !== 'startArray') fail(line, 'the file must be a JSON array of items, starting with [');
+        opened = true;
+        continue;
+      }
+      if (element === undefined) {
+        if (token.name === 'endArray') continue; // the end of the array; the parser refuses anything after it
+        element = { line, assembler: new Assembler(), key: '' };
+      }
+      if (token.name === 'keyValue') element.key = String(token.value);
+      if (token.name === 'numberValue') {
+        const checked = readDecimal(String(token.value), element.key || 'value');
+        if (typeof checked !== 'number') fail(line, checked.error);
+      }
+      element.assembler.consume(token as never);
+      if (element.assembler.done) {
+        yield { line: element.line, value: element.assembler.current };
+        element = undefined;
+      }
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`The file is not a JSON array of items (${(error as Error).message}); fix it and run again (nothing was sent).`);
   }
+  if (!opened) fail(line, 'the file must be a JSON array of items, starting with [');
 }
 
 function keyOf(kind: PushKind, record: { external_id: string; store_id?: string }): string {
-  return kind === 'catalog' ? record.external_id : `${record.external_id}\u0000${record.store_id ?? ''}`;
+  // A UUID names the same store in any letter case, as the SDK's own duplicate rule has it.
+  return kind === 'catalog' ? record.external_id : `${record.external_id}\u0000${(record.store_id ?? '').toLowerCase()}`;
 }
 
 /**
  * Every item of the file in order, with the duplicate rule applied across the whole file: a repeat
- * of an `external_id` (catalog) or `external_id` + `store_id` (stock) is rejected, naming the first line.
+ * of an `external_id` (catalog) or `external_id` + `store_id` (stock) is rejected, naming the first
+ * line; then the SDK's item checks, so an item the SDK would reject is rejected here, never sent.
  */
 export async function* readRecords(file: string, kind: PushKind, format: InputFormat): AsyncGenerator<InputRecord> {
   const seen = new Map<string, number>();
@@ -211,6 +246,9 @@ export async function* readRecords(file: string, kind: PushKind, format: InputFo
       continue;
     }
     seen.set(key, record.line);
-    yield { ...record, store_id };
+    // The SDK's own pre-checks (a fourth decimal in stock_quantity, a store_id that is not a UUID…),
+    // so that --dry-run rejects what the real push would, with the same message.
+    const problem = record.item === undefined ? undefined : (kind === 'catalog' ? productRules : stockRules).problem(record.item);
+    yield problem === undefined ? { ...record, store_id } : { line: record.line, external_id: record.external_id, store_id, error: { code: 'VALIDATION_ERROR', message: problem } };
   }
 }

@@ -3,11 +3,11 @@
 // atomic checkpoint after every acknowledged batch, and Ctrl-C that lets the batches in flight finish.
 import type { IntegrationClient } from '../index.ts';
 import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
-import { UsageError } from './config.ts';
+import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
-import { formatOf, readRecords, type InputRecord, type PushKind } from './input.ts';
-import { etaSeconds, progressView, type PushState } from './progress.ts';
+import { formatOf, readRecords, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
 
 /** Options of `catalog push` / `stock push` as commander hands them over. */
 export interface PushOptions {
@@ -54,7 +54,52 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   const format = formatOf(file, options.format);
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;
-  const mode = options.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
+  // The bar goes to stderr, the report to stdout: a bar only when both are a terminal.
+  const mode = options.json ? 'json' : process.stdout.isTTY && process.stderr.isTTY ? 'tty' : 'plain';
+
+  const interrupt = new Interrupt();
+  try {
+    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format }, interrupt);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/**
+ * Ctrl-C during a push. While the file is still being read (nothing sent yet) it stops at once.
+ * Once batches are sent: no new batch, the ones in flight finish, checkpoint, exit 130; a second
+ * Ctrl-C exits at once.
+ */
+class Interrupt {
+  sending = false;
+  requested = false;
+  readonly #onSigint = () => {
+    if (!this.sending) {
+      process.stderr.write('Interrupted before anything was sent: run the same command again.\n');
+      process.exit(130);
+    }
+    if (this.requested) process.exit(130);
+    this.requested = true;
+    process.stderr.write('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).\n');
+  };
+
+  constructor() {
+    process.on('SIGINT', this.#onSigint);
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.#onSigint);
+  }
+}
+
+async function pushFile(
+  client: (() => IntegrationClient) | undefined,
+  kind: PushKind,
+  file: string,
+  options: PushOptions,
+  { command, errorsPath, mode, format }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat },
+  interrupt: Interrupt,
+): Promise<number> {
   let input;
   try {
     input = await fingerprint(file);
@@ -81,15 +126,11 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
   const view = progressView(mode, command);
   const startedAt = Date.now();
+  const { rateLimit } = rateLimitFromEnv();
+  const budget = rateLimit === false ? undefined : rateLimit ? { perMinute: rateLimit.requestsPerMinute, burst: rateLimit.burst } : DEFAULT_BUDGET;
   const resumedFrom = checkpoint?.records ?? 0;
-
-  // Ctrl-C: no new batch, let the ones in flight finish, checkpoint, exit 130. A second one exits now.
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-  };
-  process.on('SIGINT', onSigint);
+  if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
+  interrupt.sending = true;
 
   const inFlight = new Map<number, Promise<void>>();
   const finished = new Map<number, Batch>();
@@ -129,44 +170,43 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
     }
     state.done += batch.records.length;
     await acknowledge(batch);
-    view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt));
+    view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt, budget));
   };
 
   const dispatch = async (batch: Batch) => {
     while (inFlight.size >= options.concurrency) await Promise.race(inFlight.values());
+    if (interrupt.requested || failure !== undefined) return; // Ctrl-C or a failure while waiting for a free slot: not sent
     const running = send(batch).catch((error: unknown) => {
       failure ??= error;
     }).finally(() => inFlight.delete(batch.start));
     inFlight.set(batch.start, running);
   };
 
-  view.start(state);
+  view.start(state, etaSeconds({ ...state, done: 0, total: state.total - resumedFrom }, BATCH_SIZE, 0, budget));
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [] };
   try {
     for await (const record of readRecords(file, kind, format)) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
-      if (interrupted || failure !== undefined) break;
+      if (interrupt.requested || failure !== undefined) break;
       batch.records.push(record);
       batch.end = index;
+      batch.nextLine = record.line + 1;
       if (batch.records.length === BATCH_SIZE) {
         await dispatch(batch);
         batch = { start: index, end: index, nextLine: record.line + 1, records: [] };
-      } else {
-        batch.nextLine = record.line + 1;
       }
     }
-    if (!interrupted && failure === undefined && batch.records.length > 0) await dispatch(batch);
+    if (!interrupt.requested && failure === undefined && batch.records.length > 0) await dispatch(batch);
     await Promise.all(inFlight.values());
   } finally {
     view.stop();
-    process.off('SIGINT', onSigint);
     await errors.close();
   }
 
   const summary = kind === 'catalog' ? { created: state.created, updated: state.updated, errors: state.errors } : { updated: state.updated, errors: state.errors };
-  const complete = !interrupted && failure === undefined;
+  const complete = !interrupt.requested && failure === undefined;
   if (complete) await removeCheckpoint(file);
   else if (acked.records > 0) await writeCheckpoint(file, acked);
   const resumeHint = acked.records > 0
@@ -180,7 +220,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
     console.error(`${command} stopped: ${redact(message)} (${resumeHint}).`);
     return 2;
   }
-  if (interrupted) {
+  if (interrupt.requested) {
     console.error(`Interrupted: ${resumeHint}.`);
     return 130;
   }

@@ -129,6 +129,31 @@ test('--version, --help with an example, bad arguments exit 2', async () => {
   expect((await cli(['nope'])).code).toBe(2);
 });
 
+test('--help of every command and group shows an example; a bad argument is one line on stderr', async () => {
+  const commands = ['', 'doctor', 'catalog', 'catalog push', 'stock', 'stock push', 'orders', 'orders get', 'orders find', 'webhooks', 'webhooks list', 'webhooks create', 'webhooks test', 'webhooks deliveries', 'webhooks delete', 'inbox', 'inbox stats', 'inbox dead', 'inbox retry', 'inbox retry-dead', 'sandbox'];
+  for (const command of commands) {
+    const help = await cli([...command.split(' ').filter(Boolean), '--help']);
+    expect(help.code, command).toBe(0);
+    expect(help.stdout, command).toMatch(/Example:\n\s+.*integration-sdk /);
+  }
+  for (const args of [['catalog', 'push', 'x.csv', '--bogus'], ['nope'], ['webhooks', 'create', '--url', 'https://erp.example.com/hooks']]) {
+    const result = await cli(args);
+    expect(result.code, args.join(' ')).toBe(2);
+    expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/--help/)]);
+  }
+});
+
+test('a key given as a plain argument is refused, exit 2, without echoing it, even with no key in the environment', async () => {
+  const key = service.sandbox.keys.full;
+  for (const args of [['doctor', key], ['orders', 'get', key], ['doctor', '--api-key', key], ['doctor', '--api-key-file', key]]) {
+    const result = await cli(args, { INTEGRATION_API_KEY: undefined });
+    expect(result.code, args[1]).toBe(2);
+    expect(result.stderr).toMatch(/^The API key is never taken as an argument/);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(key.split('_').at(-1));
+  }
+  expect(service.requests.filter((r) => r.path.endsWith(`/orders/${key}`))).toHaveLength(0);
+});
+
 test('no output shows the key', () => {
   for (const { stdout, stderr } of outputs) expect(`${stdout}${stderr}`).not.toContain(service.sandbox.keys.full);
 });

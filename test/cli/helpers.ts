@@ -57,6 +57,8 @@ export interface ProxiedSandbox {
   baseUrl: string;
   requests: Array<{ method: string; path: string; body: string }>;
   delayMs: number;
+  /** While set, requests are recorded at once but answered only once it resolves. */
+  hold: Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
     baseUrl: '',
     requests: [],
     delayMs: 0,
+    hold: undefined,
     close: async () => {
       server.closeAllConnections();
       server.close();
@@ -81,6 +84,7 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
       state.requests.push({ method: req.method ?? '', path: req.url ?? '', body });
       const forward = async () => {
         if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+        await state.hold;
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
         const response = await sandbox.handle(new Request(`${sandbox.url}${req.url}`, { method: req.method, headers, body: body === '' ? undefined : body }));

@@ -1,8 +1,11 @@
 // catalog push / stock push run as real processes against the sandbox, through a recording proxy.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { etaSeconds } from '../../src/cli/progress.ts';
 import { runCli, sentProductIds, startProxiedSandbox, type CliResult, type ProxiedSandbox } from './helpers.ts';
 
 let service: ProxiedSandbox;
@@ -134,6 +137,59 @@ describe('catalog push', () => {
   });
 });
 
+describe('JSON array and local checks', () => {
+  test('a JSON array: errors name the physical line an element starts on; numbers are sent as written', async () => {
+    const file = join(dir, 'array.json');
+    writeFileSync(file, [
+      '\uFEFF[',
+      '  {"external_id":"A-1","name":"a","price":12.3450},',
+      '  {"external_id":"A-2",',
+      `   "name":"b","price":1, "stores":[{"store_id":"${STORE}","stock_quantity":1.2345}]},`,
+      '',
+      '  {"external_id":"A-1","name":"again","price":2}',
+      ']',
+    ].join('\n'));
+    const before = service.requests.length;
+    const result = await cli(['catalog', 'push', file]);
+    expect(result.code).toBe(1);
+    const rows = readFileSync(`${file}.errors.csv`, 'utf8').trim().split('\n');
+    expect(rows[1]).toMatch(/^3,A-2,,VALIDATION_ERROR,stores\[0\]\.stock_quantity has 4 decimal places/);
+    expect(rows[2]).toMatch(/^6,A-1,,VALIDATION_ERROR,.*first at line 2/);
+    expect(service.requests.slice(before).map((r) => r.body)).toEqual(['{"items":[{"external_id":"A-1","name":"a","price":12.345}]}']);
+  });
+
+  test('a JSON array number that cannot be sent exactly stops the run: exit 2, nothing sent', async () => {
+    const file = join(dir, 'inexact.json');
+    writeFileSync(file, '[\n{"external_id":"I-1","name":"a","price":1},\n{"external_id":"I-2","name":"b","price":0.1000000000000000055511}\n]');
+    const before = service.requests.length;
+    const result = await cli(['catalog', 'push', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Line 3: price 0\.1000000000000000055511 has more digits than can be sent exactly/)]);
+    expect(service.requests.length).toBe(before);
+  });
+
+  test('--dry-run applies the SDK checks: a fourth decimal in stock_quantity or a bad store_id is rejected, exit 1', async () => {
+    const file = join(dir, 'dry-stock.csv');
+    writeFileSync(file, `external_id,store_id,stock_quantity,price_override\nS-1,${STORE},2.1234,\nS-2,${STORE},2.1230,null\nS-3,not-a-store,1,\n`);
+    const before = service.requests.length;
+    const result = await cli(['stock', 'push', file, '--dry-run', '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ dry_run: true, items: 3, would_send: 1, rejected: 2 });
+    const rows = readFileSync(`${file}.errors.csv`, 'utf8').trim().split('\n');
+    expect(rows.slice(1)).toEqual([
+      `2,S-1,${STORE},VALIDATION_ERROR,stock_quantity has 4 decimal places; at most 3 are kept and nothing is rounded`,
+      expect.stringMatching(/^4,S-3,not-a-store,VALIDATION_ERROR,store_id is not a UUID/),
+    ]);
+    expect(service.requests.length).toBe(before);
+  });
+
+  test('the ETA counts the burst: 100k products = 200 requests ≈ 40 s at 120/min', () => {
+    expect(etaSeconds({ done: 0, total: 100_000, created: 0, updated: 0, errors: 0 }, 500, 0)).toBe(40);
+    // 130 requests sent in 5 s: the burst is spent (120 - 130 + 10 = 0 left), 70 batches at 2/s.
+    expect(etaSeconds({ done: 65_000, total: 100_000, created: 0, updated: 0, errors: 0 }, 500, 5_000)).toBe(35);
+  });
+});
+
 describe('stock push', () => {
   test('pushes stock with null price_override and reports store_id of rejected items', async () => {
     const file = join(dir, 'stock.csv');
@@ -192,6 +248,76 @@ describe('--resume', () => {
     expect(refused.stderr).toMatch(/changed since the interrupted run/);
     expect(service.requests.length).toBe(third);
   }, 60_000);
+});
+
+describe('Ctrl-C', () => {
+  test('while a batch is in flight: no new batch is sent, exit 130, the checkpoint names the next line; --resume sends the rest and still catches a repeat of an acknowledged id', async () => {
+    const file = join(dir, 'gate.csv');
+    const rows = Array.from({ length: 1500 }, (_, i) => `G-${i},Item ${i},${i + 1}`);
+    writeFileSync(file, `external_id,name,price\n${rows.join('\n')}\nG-7,Again,1\n`);
+    const first = service.requests.length;
+    let release = () => {};
+    service.hold = new Promise<void>((resolve) => (release = resolve));
+    const interrupted = await cli(['catalog', 'push', file], {
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (sentProductIds(service.requests.slice(first)).length > 0) {
+            clearInterval(timer);
+            child.kill('SIGINT');
+          }
+        }, 5);
+        // Answer the batch in flight only once the CLI has taken the Ctrl-C in.
+        let stderr = '';
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('Stopping')) release();
+        });
+      },
+    });
+    service.hold = undefined;
+    expect(interrupted.code).toBe(130);
+    expect(sentProductIds(service.requests.slice(first))).toHaveLength(500);
+    expect(interrupted.stderr).toMatch(/up to line 501 was acknowledged .*--resume/);
+    expect(JSON.parse(readFileSync(`${file}.checkpoint.json`, 'utf8'))).toMatchObject({ records: 500, nextLine: 502 });
+
+    const second = service.requests.length;
+    const resumed = await cli(['catalog', 'push', file, '--resume', '--json']);
+    expect(resumed.code).toBe(1);
+    expect(sentProductIds(service.requests.slice(second))).toEqual(rows.slice(500).map((r) => r.split(',')[0]));
+    expect(readFileSync(`${file}.errors.csv`, 'utf8')).toMatch(/^line,external_id,store_id,code,message\n1502,G-7,,VALIDATION_ERROR,external_id repeated in the file \(first at line 9\)/);
+  }, 60_000);
+
+  test('while the file is still being read: exit 130 at once, nothing sent', async () => {
+    const fifo = join(dir, 'fifo.csv');
+    execFileSync('mkfifo', [fifo]);
+    const before = service.requests.length;
+    const result = await cli(['catalog', 'push', fifo], {
+      onStart: (child) => {
+        // Opening a FIFO for writing waits for its reader: the CLI is then reading the file. Its
+        // exit waits for the blocked read, which the writer's close ends.
+        void open(fifo, 'w').then((handle) => {
+          let stderr = '';
+          child.stderr?.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString();
+            if (stderr.includes('Interrupted')) void handle.close();
+          });
+          child.kill('SIGINT');
+        });
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/^Interrupted before anything was sent/);
+    expect(service.requests.length).toBe(before);
+  });
+});
+
+test('--resume with no checkpoint (nothing acknowledged, or the last run completed) starts from the beginning', async () => {
+  const file = join(dir, 'fresh.jsonl');
+  writeFileSync(file, '{"external_id":"F-1","name":"f","price":1}\n');
+  const result = await cli(['catalog', 'push', file, '--resume']);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/starting from the beginning/);
+  expect(service.sandbox.getProduct('F-1')).toBeDefined();
 });
 
 test('no output of any run shows the key', () => {
