@@ -48,7 +48,17 @@ function setup(retention?: { days?: number }) {
     others.push(other);
     return other;
   };
-  return { inbox, path, manual, deliver, start, another };
+  /**
+   * Waits for an assertion that needs a worker poll after the clock was advanced. The worker may set
+   * its next poll just after the advance (it was busy with what the advance made due), and a manual
+   * clock never reaches it: each try moves the clock on by one poll.
+   */
+  const afterPoll = (assertion: () => unknown) =>
+    vi.waitFor(async () => {
+      manual.advance(100);
+      await assertion();
+    }, { timeout: 5_000, interval: 20 });
+  return { inbox, path, manual, deliver, start, another, afterPoll };
 }
 
 const statusOf = async (inbox: Inbox, id: string) => (await inbox.entry(id))?.status;
@@ -68,7 +78,7 @@ describe('inbox.startWorker', () => {
   });
 
   it('keeps a failing entry pending with its error and backoff, retries it, then makes it dead after maxAttempts; retry() brings it back', async () => {
-    const { inbox, manual, deliver, start } = setup();
+    const { inbox, manual, deliver, start, afterPoll } = setup();
     const id = 'f2f2f2f2-0000-4000-8000-000000000001';
     let fail = true;
     const attempts: number[] = [];
@@ -93,10 +103,10 @@ describe('inbox.startWorker', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(attempts).toEqual([1]);
     manual.advance(200);
-    await vi.waitFor(() => expect(attempts).toEqual([1, 2]));
+    await afterPoll(() => expect(attempts).toEqual([1, 2]));
     await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('pending'));
     manual.advance(20_100);
-    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('dead'));
+    await afterPoll(async () => expect(await statusOf(inbox, id)).toBe('dead'));
     expect(attempts).toEqual([1, 2, 3]);
     const dead = [];
     for await (const entry of inbox.entries({ status: 'dead' })) dead.push(entry);
@@ -107,7 +117,7 @@ describe('inbox.startWorker', () => {
     fail = false;
     expect(await inbox.retry(id)).toBe(true);
     manual.advance(100);
-    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+    await afterPoll(async () => expect(await statusOf(inbox, id)).toBe('done'));
     expect(attempts).toEqual([1, 2, 3, 1]);
   });
 
@@ -177,7 +187,7 @@ describe('inbox.startWorker', () => {
   });
 
   it('runs a lone status change after orderWaitMs, and ctx.order() reads the order through the client', async () => {
-    const { inbox, manual, deliver, start } = setup();
+    const { inbox, manual, deliver, start, afterPoll } = setup();
     const orderId = '33333333-0000-4000-8000-000000000001';
     const read: string[] = [];
     const client = { orders: { get: async (id: string) => (read.push(id), { ...ORDER, order_id: id }) as never } };
@@ -188,7 +198,7 @@ describe('inbox.startWorker', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(orders).toEqual([]);
     manual.advance(1_100);
-    await vi.waitFor(() => expect(orders).toHaveLength(1));
+    await afterPoll(() => expect(orders).toHaveLength(1));
     expect(read).toEqual([orderId]);
     expect(orders[0]).toMatchObject({ order_id: orderId });
     await vi.waitFor(async () => expect(await statusOf(inbox, 'f4f4f4f4-0000-4000-8000-000000000001')).toBe('done'));
@@ -243,7 +253,7 @@ describe('inbox.startWorker', () => {
   });
 
   it('takes over an entry whose worker died, once its lease expires, as attempt 2', async () => {
-    const { inbox, path, manual, deliver, start } = setup();
+    const { inbox, path, manual, deliver, start, afterPoll } = setup();
     const id = 'f6f6f6f6-0000-4000-8000-000000000001';
     await deliver(orderCreated(), id);
     // A worker in another process claims it and is killed: nothing extends or finishes its lease.
@@ -256,12 +266,12 @@ describe('inbox.startWorker', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(attempts).toEqual([]);
     manual.advance(1_100);
-    await vi.waitFor(() => expect(attempts).toEqual([2]));
+    await afterPoll(() => expect(attempts).toEqual([2]));
     await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
   });
 
   it("aborts a handler's signal when its worker lost the lease (paused past it, and another took the entry)", async () => {
-    const { inbox, path, manual, deliver, start } = setup();
+    const { inbox, path, manual, deliver, start, afterPoll } = setup();
     const id = 'fafafafa-0000-4000-8000-000000000001';
     const started = deferred<AbortSignal>();
     start({ handlers: { 'order.created': (_event, ctx) => (started.resolve(ctx.signal), new Promise(() => {})) }, leaseMs: 30_000 });
@@ -271,7 +281,7 @@ describe('inbox.startWorker', () => {
     disposers.push(() => other.close());
     expect(await other.claim({ workerId: 'other', now: manual.now() + 31_000, leaseMs: 30_000, limit: 1, orderWaitMs: 0 })).toHaveLength(1);
     manual.advance(10_000); // the first worker's next extension finds the lease gone
-    await vi.waitFor(() => expect(signal.aborted).toBe(true));
+    await afterPoll(() => expect(signal.aborted).toBe(true));
     expect(await statusOf(inbox, id)).toBe('processing');
   });
 
@@ -301,21 +311,21 @@ describe('inbox.startWorker', () => {
   });
 
   it('deletes a done payload after retention.days, keeps its id 7 days for deduplication, then deletes it', async () => {
-    const { inbox, manual, deliver, start } = setup({ days: 1 });
+    const { inbox, manual, deliver, start, afterPoll } = setup({ days: 1 });
     const id = 'f8f8f8f8-0000-4000-8000-000000000001';
     start({ handlers: {} });
     await deliver(orderCreated(), id);
     await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
     manual.advance(86_400_000 + 11 * 60_000);
-    await vi.waitFor(async () => expect((await inbox.entry(id))?.payload).toBe(null));
+    await afterPoll(async () => expect((await inbox.entry(id))?.payload).toBe(null));
     expect((await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: id }))).status).toBe(200);
     expect((await inbox.entry(id))?.status).toBe('done');
     manual.advance(6 * 86_400_000 + 11 * 60_000);
-    await vi.waitFor(async () => expect(await inbox.entry(id)).toBeUndefined());
+    await afterPoll(async () => expect(await inbox.entry(id)).toBeUndefined());
   });
 
   it('publishes each handled event on integration-sdk:inbox with its outcome and attempt, without the payload', async () => {
-    const { inbox, manual, deliver, start } = setup();
+    const { inbox, manual, deliver, start, afterPoll } = setup();
     const seen: Array<Record<string, unknown>> = [];
     const subscriber = { asyncEnd: (context: unknown) => seen.push({ ...(context as Record<string, unknown>) }) };
     const channel = diagnostics.tracingChannel('integration-sdk:inbox');
@@ -335,7 +345,7 @@ describe('inbox.startWorker', () => {
     await deliver(orderCreated(), 'f9f9f9f9-0000-4000-8000-000000000001');
     await vi.waitFor(async () => expect((await inbox.entry('f9f9f9f9-0000-4000-8000-000000000001'))?.status).toBe('pending'));
     manual.advance(1100);
-    await vi.waitFor(async () => expect(await statusOf(inbox, 'f9f9f9f9-0000-4000-8000-000000000001')).toBe('done'));
+    await afterPoll(async () => expect(await statusOf(inbox, 'f9f9f9f9-0000-4000-8000-000000000001')).toBe('done'));
     const handled = seen.filter((context) => context.kind === 'handled');
     expect(handled.map(({ outcome, attempt }) => `${String(outcome)}:${String(attempt)}`)).toEqual(['retry:1', 'done:2']);
     expect(JSON.stringify(seen)).not.toContain('98765');
