@@ -28,12 +28,16 @@ export function checkpointPath(input: string): string {
   return `${input}.checkpoint.json`;
 }
 
-/** Hashes the file in one streaming pass (constant memory). */
-export async function fingerprint(file: string): Promise<Fingerprint> {
+/** Hashes the file in one streaming pass (constant memory), counting its line breaks on the way. */
+export async function fingerprint(file: string): Promise<{ fingerprint: Fingerprint; lines: number }> {
   const { size } = await stat(file);
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return { size, sha256: hash.digest('hex') };
+  let lines = 0;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+  }
+  return { fingerprint: { size, sha256: hash.digest('hex') }, lines };
 }
 
 export async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {

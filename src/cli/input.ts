@@ -214,41 +214,46 @@ async function* jsonArrayItems(file: string): AsyncGenerator<{ line: number; val
   if (!opened) fail(line, 'the file must be a JSON array of items, starting with [');
 }
 
-function keyOf(kind: PushKind, record: { external_id: string; store_id?: string }): string {
+/** The key the duplicate rule compares: `external_id` (catalog), `external_id` + `store_id` (stock). */
+export function repeatKey(kind: PushKind, record: { external_id: string; store_id?: string }): string {
   // A UUID names the same store in any letter case, as the SDK's own duplicate rule has it.
   return kind === 'catalog' ? record.external_id : `${record.external_id}\u0000${(record.store_id ?? '').toLowerCase()}`;
 }
 
 /**
+ * Every item of the file in order, as parsed: the pass that counts and screens the file reads only
+ * this. Throws `UsageError` on the first record the format cannot read.
+ */
+export async function* readItems(file: string, kind: PushKind, format: InputFormat): AsyncGenerator<InputRecord> {
+  if (format === 'csv') {
+    for await (const record of csvItems(file, kind)) yield { ...record, store_id: kind === 'stock' ? (record.store_id ?? '') : '' };
+    return;
+  }
+  for await (const { line, value } of format === 'jsonl' ? jsonlItems(file) : jsonArrayItems(file)) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(line, 'each item must be a JSON object');
+    const item = value as Record<string, unknown>;
+    yield { line, external_id: String(item.external_id ?? ''), store_id: kind === 'stock' ? String(item.store_id ?? '') : '', item };
+  }
+}
+
+/**
  * Every item of the file in order, with the duplicate rule applied across the whole file: a repeat
  * of an `external_id` (catalog) or `external_id` + `store_id` (stock) is rejected, naming the first
- * line; then the SDK's item checks, so an item the SDK would reject is rejected here, never sent.
+ * line (`firstLine` is the rule: see repeats.ts); then the SDK's item checks, so an item the SDK
+ * would reject is rejected here, never sent.
  */
-export async function* readRecords(file: string, kind: PushKind, format: InputFormat): AsyncGenerator<InputRecord> {
-  const seen = new Map<string, number>();
-  const source =
-    format === 'csv'
-      ? csvItems(file, kind)
-      : (async function* () {
-          for await (const { line, value } of format === 'jsonl' ? jsonlItems(file) : jsonArrayItems(file)) {
-            if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(line, 'each item must be a JSON object');
-            const item = value as Record<string, unknown>;
-            yield { line, external_id: String(item.external_id ?? ''), store_id: String(item.store_id ?? ''), item };
-          }
-        })();
-  for await (const record of source) {
-    const store_id = kind === 'stock' ? (record.store_id ?? '') : '';
-    const key = keyOf(kind, record);
-    const first = seen.get(key);
-    if (first !== undefined && record.external_id !== '') {
+export async function* readRecords(file: string, kind: PushKind, format: InputFormat, firstLine: (key: string, line: number) => number | undefined): AsyncGenerator<InputRecord> {
+  const rules = kind === 'catalog' ? productRules : stockRules;
+  for await (const record of readItems(file, kind, format)) {
+    const first = record.external_id === '' ? undefined : firstLine(repeatKey(kind, record), record.line);
+    if (first !== undefined) {
       const what = kind === 'catalog' ? 'external_id' : 'external_id and store_id';
-      yield { line: record.line, external_id: record.external_id, store_id, error: { code: 'VALIDATION_ERROR', message: `${what} repeated in the file (first at line ${first}); only the first is sent` } };
+      yield { line: record.line, external_id: record.external_id, store_id: record.store_id, error: { code: 'VALIDATION_ERROR', message: `${what} repeated in the file (first at line ${first}); only the first is sent` } };
       continue;
     }
-    seen.set(key, record.line);
     // The SDK's own pre-checks (a fourth decimal in stock_quantity, a store_id that is not a UUID…),
     // so that --dry-run rejects what the real push would, with the same message.
-    const problem = record.item === undefined ? undefined : (kind === 'catalog' ? productRules : stockRules).problem(record.item);
-    yield problem === undefined ? { ...record, store_id } : { line: record.line, external_id: record.external_id, store_id, error: { code: 'VALIDATION_ERROR', message: problem } };
+    const problem = record.item === undefined ? undefined : rules.problem(record.item);
+    yield problem === undefined ? record : { line: record.line, external_id: record.external_id, store_id: record.store_id, error: { code: 'VALIDATION_ERROR', message: problem } };
   }
 }

@@ -1,12 +1,14 @@
 // `catalog push` and `stock push`: validate the whole file first (a malformed file sends nothing),
 // then stream it in batches of 500 records through the SDK, with progress, an errors file, an
 // atomic checkpoint after every acknowledged batch, and Ctrl-C that lets the batches in flight finish.
+import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
 import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
-import { formatOf, readRecords, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
 
 /** Options of `catalog push` / `stock push` as commander hands them over. */
@@ -35,18 +37,19 @@ function rejection(record: InputRecord, code: string, message: string): Rejectio
   return { line: record.line, external_id: record.external_id, store_id: record.store_id, code, message };
 }
 
-/** Pass 1: reads the whole file; throws UsageError on the first unreadable record. */
-async function validate(file: string, kind: PushKind, format: ReturnType<typeof formatOf>, errors: ErrorsFile | undefined) {
+/**
+ * Pass 1: reads the whole file (a malformed one throws UsageError before anything is sent), counts
+ * its items and screens their keys for the duplicate rule of the passes after it.
+ */
+async function screenFile(file: string, kind: PushKind, format: InputFormat, lines: number) {
+  // Each item starts on a line of its own in CSV and JSON Lines: the line count bounds the keys.
+  const repeats = new RepeatScreen(format === 'json' ? undefined : lines + 1);
   let total = 0;
-  let rejected = 0;
-  for await (const record of readRecords(file, kind, format)) {
+  for await (const record of readItems(file, kind, format)) {
     total++;
-    if (record.error) {
-      rejected++;
-      errors?.write(rejection(record, record.error.code, record.error.message));
-    }
+    if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
   }
-  return { total, rejected };
+  return { total, repeats };
 }
 
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
@@ -100,16 +103,28 @@ async function pushFile(
   { command, errorsPath, mode, format }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat },
   interrupt: Interrupt,
 ): Promise<number> {
+  // A push streams the file through a few short-lived objects per item, and by default V8 keeps
+  // doubling the young generation while a long run allocates, up to 3 × 16 MB more resident memory
+  // for a 1 GB file than for a 10 MB one, with nothing retained. The factor is read at each resize,
+  // so setting it now holds the young generation at its size so far; no other flag is changed.
+  setFlagsFromString('--semi-space-growth-factor=1');
   let input;
+  let lines;
   try {
-    input = await fingerprint(file);
+    ({ fingerprint: input, lines } = await fingerprint(file));
   } catch {
     throw new UsageError(`Cannot read ${file}: check the path and its permissions.`);
   }
 
   if (options.dryRun) {
+    const { total, repeats } = await screenFile(file, kind, format, lines);
     const errors = new ErrorsFile(errorsPath, false);
-    const { total, rejected } = await validate(file, kind, format, errors);
+    let rejected = 0;
+    for await (const record of readRecords(file, kind, format, repeats.rule())) {
+      if (!record.error) continue;
+      rejected++;
+      errors.write(rejection(record, record.error.code, record.error.message));
+    }
     await errors.close();
     const report = { dry_run: true, items: total, would_send: total - rejected, rejected, errors_file: rejected > 0 ? errorsPath : null };
     if (options.json) console.log(JSON.stringify(report));
@@ -119,7 +134,7 @@ async function pushFile(
   if (!client) throw new UsageError('No client.');
   const sdk = client();
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
-  const { total } = await validate(file, kind, format, undefined);
+  const { total, repeats } = await screenFile(file, kind, format, lines);
 
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
@@ -186,7 +201,7 @@ async function pushFile(
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [] };
   try {
-    for await (const record of readRecords(file, kind, format)) {
+    for await (const record of readRecords(file, kind, format, repeats.rule())) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
       if (interrupt.requested || failure !== undefined) break;
