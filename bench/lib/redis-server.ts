@@ -1,18 +1,10 @@
 // A real redis-server on a free port, for test/redis and the shared-rate figure: stoppable and
 // restartable on the same port for the fault tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.ts';
 import { createInterface } from 'node:readline';
 
 export const redisServerAvailable = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export class RedisServer {
   readonly port: number;

@@ -6,20 +6,11 @@ import { afterAll, expect, it } from 'vitest';
 import { createSandbox } from 'integration-sdk/sandbox';
 import { api } from '../sandbox/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dir = tempDir('inbox-example');
 afterAll(() => dir.remove());
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 it('inbox-express.ts receives the sandbox order, then works it and its status change in order', async () => {
   const sandbox = await createSandbox({ rate: false });

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { createSandbox } from 'integration-sdk/sandbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { api } from '../sandbox/helpers.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 const script = fileURLToPath(new URL('./support/inbox-process.ts', import.meta.url));
 const dir = tempDir('inbox-crash');
@@ -15,15 +15,6 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
   dir.remove();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--no-warnings', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });

