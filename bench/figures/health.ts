@@ -9,6 +9,9 @@ const ROUNDS = 3;
 /** Calls a client makes before the next one takes its turn (see health-client.ts). */
 const BLOCK = 100;
 
+/** The core's target for `health()` against raw fetch (issue 9); the otel figure holds its no-subscriber run to it too. */
+export const HEALTH_X_RAW_TARGET = 1.5;
+
 export const healthFigure: Figure = {
   name: 'health',
   title: 'health() overhead vs raw fetch and openai-node',
@@ -47,7 +50,7 @@ export const healthFigure: Figure = {
       figures: { health_x_raw_fetch: round(sdkXRaw.median), health_x_openai: round(sdkXOpenai.median) },
       details,
       targets: [
-        { target: 'health: ≤ 1.5× raw fetch', met: sdkXRaw.median <= 1.5, measured: `${sdkXRaw.median.toFixed(2)}×` },
+        { target: `health: ≤ ${HEALTH_X_RAW_TARGET}× raw fetch`, met: sdkXRaw.median <= HEALTH_X_RAW_TARGET, measured: `${sdkXRaw.median.toFixed(2)}×` },
         { target: 'health: ahead of openai-node', met: sdkXOpenai.median < 1, measured: `${sdkXOpenai.median.toFixed(2)}× openai (openai ${openaiXRaw.toFixed(2)}× raw)` },
       ],
     };
