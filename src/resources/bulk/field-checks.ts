@@ -135,6 +135,13 @@ const NOT_BOXED = Symbol('not boxed');
 
 const dateToISOString = Date.prototype.toISOString;
 
+/** `stores[0].store_id` from its segments. */
+function pathOf(segments: ReadonlyArray<string | number>): string {
+  let path = '';
+  for (const segment of segments) path = typeof segment === 'number' ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment;
+  return path;
+}
+
 /**
  * A plain copy of an item (own enumerable string-keyed fields, read once), so that what is checked
  * is exactly what is sent: no `toJSON` (own or inherited, at any depth) and no getter runs again
@@ -147,18 +154,20 @@ const dateToISOString = Date.prototype.toISOString;
  */
 export function plainCopy(item: unknown): Checked {
   const ancestors = new Set<object>();
+  // The path to the value being copied, as segments: its text is built only for a problem's message.
+  const segments: Array<string | number> = [];
   let problem: string | undefined;
-  const copy = (value: unknown, path: string): unknown => {
+  const copy = (value: unknown): unknown => {
     if (ancestors.size > MAX_DEPTH) {
-      problem = `${path} is nested more than ${MAX_DEPTH} levels deep`;
+      problem = `${pathOf(segments)} is nested more than ${MAX_DEPTH} levels deep`;
       return undefined;
     }
     switch (typeof value) {
       case 'number':
-        if (!Number.isFinite(value)) problem = nonFinite(value, path || 'the item');
+        if (!Number.isFinite(value)) problem = nonFinite(value, pathOf(segments) || 'the item');
         return value;
       case 'bigint':
-        problem = `${path || 'the item'} is a bigint, which JSON cannot carry`;
+        problem = `${pathOf(segments) || 'the item'} is a bigint, which JSON cannot carry`;
         return undefined;
       case 'object':
         break;
@@ -167,14 +176,14 @@ export function plainCopy(item: unknown): Checked {
     }
     if (value === null) return null;
     const primitive = unboxed(value);
-    if (primitive !== NOT_BOXED) return copy(primitive, path);
+    if (primitive !== NOT_BOXED) return copy(primitive);
     if (value instanceof Date) {
       const time = value.getTime();
-      if (Number.isNaN(time)) problem = `${path || 'the item'} is an invalid Date, which JSON would send as null`;
+      if (Number.isNaN(time)) problem = `${pathOf(segments) || 'the item'} is an invalid Date, which JSON would send as null`;
       return Number.isNaN(time) ? undefined : dateToISOString.call(value);
     }
     if (ancestors.has(value)) {
-      problem = `${path || 'the item'} refers back to itself (a cycle), which JSON cannot carry`;
+      problem = `${pathOf(segments) || 'the item'} refers back to itself (a cycle), which JSON cannot carry`;
       return undefined;
     }
     ancestors.add(value);
@@ -183,11 +192,13 @@ export function plainCopy(item: unknown): Checked {
       const out: unknown[] = new Array(value.length);
       for (let i = 0; i < value.length && problem === undefined; i += 1) {
         const element: unknown = value[i];
+        segments.push(i);
         if (element === undefined || typeof element === 'function' || typeof element === 'symbol') {
-          problem = `${path}[${i}] is ${kindOf(element)}, which JSON would send as null`;
+          problem = `${pathOf(segments)} is ${kindOf(element)}, which JSON would send as null`;
         } else {
-          out[i] = copy(element, `${path}[${i}]`);
+          out[i] = copy(element);
         }
+        segments.pop();
       }
       result = out;
     } else {
@@ -196,8 +207,12 @@ export function plainCopy(item: unknown): Checked {
         if (problem !== undefined) break;
         const field: unknown = (value as Record<string, unknown>)[key];
         if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
-        // defineProperty, not assignment: a `__proto__` key stays a plain field.
-        Object.defineProperty(out, key, { value: copy(field, path ? `${path}.${key}` : key), enumerable: true, writable: true, configurable: true });
+        segments.push(key);
+        const copied = copy(field);
+        segments.pop();
+        // defineProperty for `__proto__`, so that it stays a plain field; assignment for the rest.
+        if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+        else out[key] = copied;
       }
       result = out;
     }
@@ -206,7 +221,7 @@ export function plainCopy(item: unknown): Checked {
   };
   let value: unknown;
   try {
-    value = copy(item, '');
+    value = copy(item);
   } catch {
     return { ok: false, problem: UNREADABLE_ITEM, unreadable: true };
   }
