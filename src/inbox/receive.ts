@@ -1,4 +1,4 @@
-import { BodyLimitError, DEFAULT_BODY_TIMEOUT_MS, readNodeBody, readWebBody } from '../bounded-body.ts';
+import { BodyLimitError, DEFAULT_BODY_TIMEOUT_MS, readWebBody } from '../bounded-body.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.ts';
 import { traceInbox } from '../diagnostics.ts';
@@ -6,17 +6,13 @@ import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
 import { verifyWebhook } from '../webhooks/verify-webhook.ts';
 import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
+import { readRawNodeBody } from '../webhooks/node-listener.ts';
 import type { WebhookHeaders } from '../webhooks/read-header.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
 import type { InboxStore } from './store.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-// The #1 webhook pitfall: a JSON parser ran first, and the signed bytes are gone.
-const BODY_ALREADY_READ =
-  "The body was already parsed or read by another middleware: mount express.raw({ type: 'application/json' }) on the inbox route, " +
-  'or register the route before any app-wide express.json().';
 
 /** The receiving side: a Fetch handler, with `.node` for node:http and Express. */
 export interface InboxHandler {
@@ -86,7 +82,11 @@ export function createInboxHandler(options: ReceiveOptions): InboxHandler {
       method: req.method,
       headers: req.headers,
       declaredLength: lengthOf(headerValue(req.headers['content-length'])),
-      readBody: () => nodeBody(req, limits),
+      // Text an express.text parser left is stored as its UTF-8 bytes, as it arrived.
+      readBody: async () => {
+        const body = await readRawNodeBody(req, limits, 'inbox');
+        return typeof body === 'string' ? new TextEncoder().encode(body) : body;
+      },
     })
       .then((result) => {
         res.statusCode = result.status;
@@ -194,22 +194,4 @@ function lengthOf(value: string | null | undefined): number | undefined {
 
 function headerValue(value: string | readonly string[] | undefined): string | undefined {
   return typeof value === 'string' || value === undefined ? value : value[0];
-}
-
-/**
- * The raw body of a Node request: bytes or text an express.raw / express.text parser left in
- * `req.body`, else the request stream itself, read within the body limits (paused, not destroyed,
- * past them, so that the 413 can still be written).
- */
-async function nodeBody(req: NodeRequestLike, limits: { maxBodyBytes: number; bodyTimeoutMs: number; clock: Clock }): Promise<Uint8Array> {
-  const body = req.body;
-  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body instanceof Uint8Array ? body : undefined;
-  if (bytes) {
-    if (bytes.byteLength > MAX_BODY_BYTES) throw new BodyLimitError(413, 'The body is larger than 1 MB.');
-    return bytes;
-  }
-  // body-parser 1.x (Express 4) leaves {} on a request it skipped; the stream is then still unread.
-  const parsed = body !== undefined && body !== null && !(req.readableEnded === false && typeof body === 'object' && Object.keys(body).length === 0);
-  if (parsed || req.readableEnded === true) throw new ConfigurationError(BODY_ALREADY_READ);
-  return readNodeBody(req, limits);
 }

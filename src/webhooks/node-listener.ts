@@ -2,17 +2,16 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { answerDelivery, reportError, type DeliveryAnswer } from './answer-delivery.ts';
 import { checkReadBody, readNodeBody, type BodyLimits } from '../bounded-body.ts';
 import type { NodeRequestLike, NodeResponseLike, NodeWebhookListener, WebhookHandlerOptions } from './handler-types.ts';
-import type { WebhookRawBody } from './raw-body.ts';
 
 // The #1 webhook pitfall (stripe-node #1294): a JSON parser ran first, and the signed bytes are gone.
-const BODY_ALREADY_READ =
-  "The body was already parsed or read by another middleware: mount express.raw({ type: 'application/json' }) on the webhook route, " +
+const bodyAlreadyRead = (route: string) =>
+  `The body was already parsed or read by another middleware: mount express.raw({ type: 'application/json' }) on the ${route} route, ` +
   'registered before any app-wide express.json().';
 
 /** The delivery rules as a Node `(req, res)` listener. */
 export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookListener {
   return (req, res) => {
-    void answerDelivery({ method: req.method, headers: req.headers, readBody: rawBodyReader(req, options) }, options)
+    void answerDelivery({ method: req.method, headers: req.headers, readBody: () => readRawNodeBody(req, options, 'webhook') }, options)
       .then((answer) => write(res, answer, req.complete === false))
       // Writing fails only when something else already answered: there is no one left to tell but onError.
       .catch((error: unknown) => reportError(options, error));
@@ -20,24 +19,20 @@ export function createNodeListener(options: WebhookHandlerOptions): NodeWebhookL
 }
 
 /**
- * Where the raw body is: in `req.body` when a raw or text parser (express.raw, express.text) left
- * bytes or a string there, else still in the request stream. A parsed `req.body` cannot be verified.
+ * The raw body of a Node request, for the webhook handler and the inbox: bytes or text a raw or
+ * text parser (express.raw, express.text) left in `req.body`, held to `maxBodyBytes`, else the
+ * request stream read within the limits. A `req.body` another parser already turned into an object
+ * cannot be verified: `ConfigurationError` naming the fix for the `route` ('webhook', 'inbox').
  */
-function rawBodyReader(req: NodeRequestLike, limits: BodyLimits): () => Promise<WebhookRawBody> {
+export async function readRawNodeBody(req: NodeRequestLike, limits: BodyLimits, route: string): Promise<string | Uint8Array> {
   const body = req.body;
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    return async () => {
-      checkReadBody(body, limits);
-      return body;
-    };
+    checkReadBody(body, limits);
+    return body;
   }
   const parsed = body !== undefined && body !== null && !isUntouchedEmptyObject(req, body);
-  if (parsed || req.readableEnded === true) {
-    return async () => {
-      throw new ConfigurationError(BODY_ALREADY_READ);
-    };
-  }
-  return () => readNodeBody(req, limits);
+  if (parsed || req.readableEnded === true) throw new ConfigurationError(bodyAlreadyRead(route));
+  return readNodeBody(req, limits);
 }
 
 // body-parser 1.x (Express 4) sets req.body = {} even when it skips a request; the stream is then unread.
