@@ -11,14 +11,14 @@ export interface PushState {
   errors: number;
 }
 
-/** A request budget: `perMinute` requests a minute, `burst` of them at once (the service: 120 and 120). */
+/** A request budget, in the client's `rateLimit` shape: `requestsPerMinute`, `burst` of them at once. */
 export interface RateBudget {
-  perMinute: number;
+  requestsPerMinute: number;
   burst: number;
 }
 
 /** The service's default limit: 120 requests a minute with a burst of 120 (spec 8). */
-export const DEFAULT_BUDGET: RateBudget = { perMinute: 120, burst: 120 };
+export const DEFAULT_BUDGET: RateBudget = { requestsPerMinute: 120, burst: 120 };
 
 /**
  * Seconds left: the rate limit's floor or the rate observed so far, whichever is slower. The floor
@@ -30,7 +30,7 @@ export function etaSeconds(state: PushState, batchSize: number, elapsedMs: numbe
   const left = Math.max(0, state.total - state.done);
   let byLimit = 0;
   if (budget) {
-    const perSecond = budget.perMinute / 60;
+    const perSecond = budget.requestsPerMinute / 60;
     const sent = Math.ceil(state.done / batchSize);
     const available = Math.max(0, Math.min(budget.burst, budget.burst - sent + (elapsedMs / 1000) * perSecond));
     byLimit = Math.max(0, Math.ceil(left / batchSize) - Math.floor(available)) / perSecond;

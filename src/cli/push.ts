@@ -142,7 +142,7 @@ async function pushFile(
   const view = progressView(mode, command);
   const startedAt = Date.now();
   const { rateLimit } = rateLimitFromEnv();
-  const budget = rateLimit === false ? undefined : rateLimit ? { perMinute: rateLimit.requestsPerMinute, burst: rateLimit.burst } : DEFAULT_BUDGET;
+  const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
   const resumedFrom = checkpoint?.records ?? 0;
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;

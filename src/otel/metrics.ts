@@ -6,7 +6,6 @@ import { openInboxes, type InboxStatsSource } from '../diagnostics.ts';
 
 export type { InboxStatsSource };
 
-
 // The HTTP conventions' advised boundaries for request durations, in seconds.
 const DURATION_BOUNDARIES = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 // Rate-limit waits run from nothing to a minute's refill.
@@ -23,7 +22,7 @@ export interface Instruments {
 }
 
 export function createInstruments(meter: Meter, inbox: InboxStatsSource | undefined): Instruments {
-  const instruments = {
+  return {
     requestDuration: meter.createHistogram('http.client.request.duration', {
       description: 'Duration of HTTP client requests (one per attempt).',
       unit: 's',
@@ -46,10 +45,8 @@ export function createInstruments(meter: Meter, inbox: InboxStatsSource | undefi
       description: 'Webhook events that went dead in this process (their handler failed maxAttempts times).',
       unit: '{event}',
     }),
-    close() {},
+    close: observeInboxes(meter, inbox ? () => [inbox] : openInboxes),
   };
-  instruments.close = observeInboxes(meter, inbox ? () => [inbox] : openInboxes);
-  return instruments;
 }
 
 /** The inbox gauges, read at each collection from the inboxes open in this process (or the one given). */

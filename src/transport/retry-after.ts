@@ -20,14 +20,13 @@ const MAX_DELAY_SECONDS = 2 ** 31 - 1;
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null) return undefined;
-  const text = value;
-  if (/^[0-9]+$/.test(text)) {
-    const seconds = Number(text);
+  if (/^[0-9]+$/.test(value)) {
+    const seconds = Number(value);
     return seconds <= MAX_DELAY_SECONDS ? seconds * 1000 : undefined;
   }
   let date: number;
-  if (IMF_FIXDATE.test(text) || RFC_850.test(text)) date = Date.parse(text);
-  else if (ASCTIME.test(text)) date = Date.parse(`${text} GMT`);
+  if (IMF_FIXDATE.test(value) || RFC_850.test(value)) date = Date.parse(value);
+  else if (ASCTIME.test(value)) date = Date.parse(`${value} GMT`);
   else return undefined;
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

@@ -66,12 +66,13 @@ export class WindowBuilder<Result extends ItemResultShape> {
     // What is checked is what is sent: the plain copy. An item that has none (a cycle, a BigInt…)
     // is judged as given, so that a known field's own problem is still the one reported.
     const checked = plainCopy(item);
-    const problem = checked.ok || !checked.unreadable ? this.#problemOf(checked.ok ? checked.value : item, index, checked) : checked.problem;
+    const judged = checked.ok ? checked.value : item;
+    const problem = checked.ok || !checked.unreadable ? this.#problemOf(judged, index, checked) : checked.problem;
     if (problem === undefined) {
-      window.batch.push(checked.ok ? checked.value : item);
+      window.batch.push(judged);
       window.batchIndexes.push(index);
     } else {
-      window.rejected.push(this.#rejected(index, checked.ok ? checked.value : item, problem));
+      window.rejected.push(this.#rejected(index, judged, problem));
     }
     const full = window.batch.length >= this.#batchSize || window.rejected.length >= MAX_REJECTED_PER_WINDOW;
     return full ? this.#close() : undefined;
