@@ -7,8 +7,7 @@ import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
 import Assembler from 'stream-json/assembler.js';
 import jsoncParser from 'stream-json/jsonc/parser.js';
-import { productRules } from '../resources/bulk/product-rules.ts';
-import { stockRules } from '../resources/bulk/stock-rules.ts';
+import { productRules, stockRules } from '../resources/bulk/item-checks.ts';
 import { UsageError } from './config.ts';
 import { readDecimal } from './decimal.ts';
 

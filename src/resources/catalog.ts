@@ -2,10 +2,9 @@ import { traceCall, traceCallIterable } from '../diagnostics.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import { BulkUpsertResponseSchema } from '../schemas/products.ts';
 import type { Requester } from '../transport/types.ts';
-import { collectBulk, streamBulk } from './bulk/bulk.ts';
-import { productRules } from './bulk/product-rules.ts';
-import type { BulkRoute } from './bulk/route.ts';
-import type { BatchResult, BulkInput, BulkOptions, BulkUpsertResult, BulkUpsertSummary } from './bulk/types.ts';
+import { collectBulk, streamBulk } from './bulk/engine.ts';
+import { productRules } from './bulk/item-checks.ts';
+import type { BatchResult, BulkInput, BulkOptions, BulkRoute, BulkUpsertResult, BulkUpsertSummary } from './bulk/types.ts';
 
 export type { BatchResult, BulkInput, BulkOptions, BulkProgress, BulkUpsertResult, BulkUpsertSummary } from './bulk/types.ts';
 

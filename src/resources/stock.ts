@@ -2,10 +2,9 @@ import { traceCall } from '../diagnostics.ts';
 import type { StockItem, StockItemResult } from '../schemas/stock.ts';
 import { StockResponseSchema } from '../schemas/stock.ts';
 import type { Requester } from '../transport/types.ts';
-import { collectBulk } from './bulk/bulk.ts';
-import type { BulkRoute } from './bulk/route.ts';
-import { stockRules } from './bulk/stock-rules.ts';
-import type { BulkInput, StockOptions, StockResult, StockSummary } from './bulk/types.ts';
+import { collectBulk } from './bulk/engine.ts';
+import { stockRules } from './bulk/item-checks.ts';
+import type { BulkInput, BulkRoute, StockOptions, StockResult, StockSummary } from './bulk/types.ts';
 
 export type { BulkInput, StockBatchResult, StockOptions, StockProgress, StockResult, StockSummary } from './bulk/types.ts';
 

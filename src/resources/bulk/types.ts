@@ -1,6 +1,9 @@
-import type { CallOptions } from '../../transport/types.ts';
+import type * as z from 'zod/mini';
+import { ConfigurationError } from '../../errors/index.ts';
 import type { ProductResult } from '../../schemas/products.ts';
 import type { StockItemResult } from '../../schemas/stock.ts';
+import { resolveCallOptions } from '../../transport/call-options.ts';
+import type { CallOptions, HttpMethod } from '../../transport/types.ts';
 
 /**
  * What the bulk writes accept: an array, any `Iterable` (a generator, a `Set`) or an
@@ -62,6 +65,9 @@ export interface BulkProgress extends ProgressCounts, BulkUpsertSummary {}
  * ```
  */
 export interface StockProgress extends ProgressCounts, StockSummary {}
+
+/** What `onProgress` receives for a route: the counts so far plus the route's summary. */
+export type ProgressOf<Summary> = Summary & ProgressCounts;
 
 /**
  * Options of the bulk writes: the per-call options of every method (applied to **each** batch's
@@ -168,4 +174,95 @@ export interface StockBatchResult {
   summary: StockSummary;
   /** One result per item covered, in input order, with global indexes. */
   results: StockItemResult[];
+}
+
+/** The wire shape every bulk route answers per item (spec 2.4; PATCH /stock adds `store_id`). */
+export interface ItemResultShape {
+  index: number;
+  external_id: string;
+  status: string;
+  error?: { code: string; message: string };
+}
+
+/** The part of a bulk answer the engine reads; the route's summary is recounted from `results`. */
+export interface BatchAnswer<Result> {
+  sync_id: string;
+  results: Result[];
+}
+
+/** How one bulk route judges its items before sending them. */
+export interface ItemRules<Result extends ItemResultShape> {
+  /** Why the item is provably invalid (path and reason, no personal data), or `undefined`. */
+  problem(item: unknown): string | undefined;
+  /**
+   * The key of the route's repeat rule, or `undefined` when the item has no usable key (it is then
+   * rejected by `problem`).
+   */
+  repeatKey(item: unknown): string | undefined;
+  /** Message for a later occurrence of a key first seen at `firstIndex`. */
+  repeatMessage(item: unknown, firstIndex: number): string;
+  /** The result of an item rejected before sending, in the route's wire shape. */
+  rejected(index: number, item: unknown, message: string): Result;
+  /** Whether an answered result is about the item that was sent at its index. */
+  answers(result: Result, item: unknown): boolean;
+}
+
+/**
+ * Everything that differs between `POST /products/bulk` and `PATCH /stock`. The engine does the
+ * batching, ordering, progress and error handling for both.
+ */
+export interface BulkRoute<Result extends ItemResultShape, Summary extends object> {
+  method: HttpMethod;
+  path: string;
+  schema: z.ZodMiniType<BatchAnswer<Result>>;
+  rules: ItemRules<Result>;
+  /** Which summary counter each item `status` adds to; other statuses are counted nowhere. */
+  counters: Readonly<Record<string, keyof Summary>>;
+  emptySummary(): Summary;
+}
+
+/** The service's limit of items per request (spec 4.2 rule 1; the same for PATCH /stock). */
+const MAX_BATCH_SIZE = 500;
+
+/** Bulk options checked, with defaults applied. */
+export interface BulkSettings<Progress> {
+  batchSize: number;
+  concurrency: number;
+  onProgress: ((progress: Progress) => void) | undefined;
+  /** What every batch's request gets: the per-call options, nothing else. */
+  call: CallOptions;
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'number' ? String(value) : typeof value;
+}
+
+/** Stands in for the client's defaults: only the caller's own values are being checked. */
+const ANY_DEFAULTS = { timeoutMs: 1, totalTimeoutMs: 1, maxRetries: 0 };
+
+/**
+ * Throws `ConfigurationError` for bad batching options, and the transport's `InvalidInputError` for
+ * bad per-call options, before anything is read or sent: a bad `timeoutMs` must not surface as the
+ * first batch's failure.
+ */
+export function resolveBulkOptions<Progress>(options: BulkOptions<Progress> = {}): BulkSettings<Progress> {
+  const { batchSize = MAX_BATCH_SIZE, concurrency = 1, onProgress, signal, timeoutMs, totalTimeoutMs, maxRetries } = options;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+    throw new ConfigurationError(
+      `batchSize must be an integer from 1 to ${MAX_BATCH_SIZE} (the service's limit per request), got ${describe(batchSize)}`,
+    );
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new ConfigurationError(`concurrency must be an integer of 1 or more (batches in flight at once), got ${describe(concurrency)}`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new ConfigurationError(`onProgress must be a function, got ${typeof onProgress}`);
+  }
+  resolveCallOptions({ signal, timeoutMs, totalTimeoutMs, maxRetries }, ANY_DEFAULTS);
+  const call: CallOptions = {};
+  if (signal !== undefined) call.signal = signal;
+  if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
+  if (totalTimeoutMs !== undefined) call.totalTimeoutMs = totalTimeoutMs;
+  if (maxRetries !== undefined) call.maxRetries = maxRetries;
+  return { batchSize, concurrency, onProgress, call };
 }

@@ -1,13 +1,18 @@
-// Small checks shared by the item rules. Each returns why a value is provably invalid, naming where
-// it is (`stores[1].stock_quantity`) and never echoing text values: an item may hold personal data.
+// The local checks of bulk items: small field checks, the plain copy that makes what is checked what
+// is sent, and each route's rules. Only what is provably invalid is rejected, and nothing is rounded
+// or fixed. A check returns why a value is invalid, naming where it is (`stores[1].stock_quantity`)
+// and never echoing text values: an item may hold personal data.
+import type { ProductResult } from '../../schemas/products.ts';
+import type { StockItemResult } from '../../schemas/stock.ts';
+import type { ItemRules } from './types.ts';
 
 /** Why a value is invalid, or `undefined` when it passes. */
-export type Problem = string | undefined;
+type Problem = string | undefined;
 
 /** Deeper than this, an item is refused rather than risk the stack (no real product nests so). */
 const MAX_DEPTH = 1000;
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -29,7 +34,7 @@ function nonFinite(value: number, path: string): string {
 }
 
 /** Required, non-empty, at most `max` characters. */
-export function checkRequiredText(value: unknown, path: string, max: number): Problem {
+function checkRequiredText(value: unknown, path: string, max: number): Problem {
   if (value === undefined) return `${path} is missing`;
   if (typeof value !== 'string') return `${path} must be a string, got ${kindOf(value)}`;
   if (value.length === 0) return `${path} is empty`;
@@ -39,12 +44,12 @@ export function checkRequiredText(value: unknown, path: string, max: number): Pr
 }
 
 /** As {@link checkRequiredText}, but absent (`undefined`) is fine. */
-export function checkOptionalText(value: unknown, path: string, max: number): Problem {
+function checkOptionalText(value: unknown, path: string, max: number): Problem {
   return value === undefined ? undefined : checkRequiredText(value, path, max);
 }
 
 /** Absent, `null` or a string: fields the service stores as they come (`gtin`, `category`). */
-export function checkNullableString(value: unknown, path: string): Problem {
+function checkNullableString(value: unknown, path: string): Problem {
   if (value === undefined || value === null || typeof value === 'string') return undefined;
   return `${path} must be a string, got ${kindOf(value)}`;
 }
@@ -53,7 +58,7 @@ export function checkNullableString(value: unknown, path: string): Problem {
  * `/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i`, checked by hand: it runs
  * once per store block.
  */
-export function isUuid(value: string): boolean {
+function isUuid(value: string): boolean {
   if (value.length !== 36) return false;
   for (let i = 0; i < 36; i += 1) {
     const code = value.charCodeAt(i);
@@ -66,14 +71,14 @@ export function isUuid(value: string): boolean {
   return true;
 }
 
-export function checkUuid(value: unknown, path: string): Problem {
+function checkUuid(value: unknown, path: string): Problem {
   if (value === undefined) return `${path} is missing`;
   if (typeof value !== 'string') return `${path} must be a UUID string, got ${kindOf(value)}`;
   return isUuid(value) ? undefined : `${path} is not a UUID (8-4-4-4-12 hexadecimal digits)`;
 }
 
 /** Absent, or a finite number ≥ 0 (a price). `nullable` also lets `null` through. */
-export function checkPrice(value: unknown, path: string, nullable = false): Problem {
+function checkPrice(value: unknown, path: string, nullable = false): Problem {
   if (value === undefined || (nullable && value === null)) return undefined;
   if (typeof value !== 'number') return `${path} must be a number${nullable ? ' or null' : ''}, got ${kindOf(value)}`;
   if (!Number.isFinite(value)) return nonFinite(value, path);
@@ -93,7 +98,7 @@ function inThousandths(value: number): boolean {
 }
 
 /** Absent, or a finite number with at most 3 decimal places (spec 2.3: kept, never rounded). */
-export function checkStockQuantity(value: unknown, path: string): Problem {
+function checkStockQuantity(value: unknown, path: string): Problem {
   if (value === undefined) return undefined;
   if (typeof value !== 'number') return `${path} must be a number, got ${kindOf(value)}`;
   if (!Number.isFinite(value)) return nonFinite(value, path);
@@ -102,7 +107,7 @@ export function checkStockQuantity(value: unknown, path: string): Problem {
   return places > 3 ? `${path} has ${places} decimal places; at most 3 are kept and nothing is rounded` : undefined;
 }
 
-export function checkOptionalBoolean(value: unknown, path: string): Problem {
+function checkOptionalBoolean(value: unknown, path: string): Problem {
   if (value === undefined || typeof value === 'boolean') return undefined;
   return `${path} must be a boolean, got ${kindOf(value)}`;
 }
@@ -242,3 +247,124 @@ export function decimalPlaces(value: number): number {
   const fraction = dot === -1 || dot > mantissaEnd ? 0 : mantissaEnd - dot - 1;
   return Math.max(0, fraction - (e === -1 ? 0 : Number(text.slice(e + 1))));
 }
+
+// POST /products/bulk items (spec 2.2, 2.3; wire assumption "Products: required fields"): `name`
+// and `price` may be left out because an update keeps the stored values.
+
+const MAX_EXTERNAL_ID_LENGTH = 100;
+const MAX_NAME_LENGTH = 255;
+
+// These checks run for every item of inputs of millions: no closures, and a field's path
+// (`stores[3].stock_quantity`) is only built once its check has failed, by checking it again with
+// the path (the checks return `undefined` without touching the path when the value passes).
+
+function storeBlockProblem(block: unknown, i: number): Problem {
+  if (!isRecord(block)) return `stores[${i}] must be an object, got ${kindOf(block)}`;
+  const storeId = block.store_id;
+  if (typeof storeId !== 'string' || !isUuid(storeId)) return checkUuid(storeId, `stores[${i}].store_id`);
+  const quantity = block.stock_quantity;
+  if (checkStockQuantity(quantity, '')) return checkStockQuantity(quantity, `stores[${i}].stock_quantity`);
+  // null is let through: the spec does not say whether the upsert can remove a per-store price.
+  const price = block.price_override;
+  if (checkPrice(price, '', true)) return checkPrice(price, `stores[${i}].price_override`, true);
+  const active = block.active;
+  if (checkOptionalBoolean(active, '')) return checkOptionalBoolean(active, `stores[${i}].active`);
+  return undefined;
+}
+
+function storesProblem(stores: unknown): Problem {
+  if (stores === undefined) return undefined;
+  if (!Array.isArray(stores)) return `stores must be an array, got ${kindOf(stores)}`;
+  for (let i = 0; i < stores.length; i += 1) {
+    const problem = storeBlockProblem(stores[i], i);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Why a product item would be rejected by the service, or `undefined`. */
+export function productProblem(item: unknown): Problem {
+  if (!isRecord(item)) return `the item must be an object, got ${kindOf(item)}`;
+  return (
+    checkRequiredText(item.external_id, 'external_id', MAX_EXTERNAL_ID_LENGTH) ??
+    checkOptionalText(item.name, 'name', MAX_NAME_LENGTH) ??
+    checkPrice(item.price, 'price') ??
+    checkNullableString(item.gtin, 'gtin') ??
+    checkNullableString(item.category, 'category') ??
+    storesProblem(item.stores)
+  );
+}
+
+function externalIdOf(item: unknown): string {
+  return isRecord(item) && typeof item.external_id === 'string' ? item.external_id : '';
+}
+
+/** Repeat rule of spec 4.2 rule 3: the upsert key is `external_id`. */
+export const productRules: ItemRules<ProductResult> = {
+  problem: productProblem,
+  repeatKey: (item) => externalIdOf(item) || undefined,
+  repeatMessage: (_item, firstIndex) =>
+    `external_id is duplicated in batch (first at index ${firstIndex}); only the first occurrence is sent`,
+  rejected: (index, item, message) => ({
+    index,
+    external_id: externalIdOf(item),
+    status: 'error',
+    error: { code: 'VALIDATION_ERROR', message },
+  }),
+  answers: (result, item) => result.external_id === externalIdOf(item),
+};
+
+// PATCH /stock items (wire assumption "Stock: PATCH /stock"): `price_override: null` is kept (it
+// removes the per-store price).
+
+function nothingToSet(item: Record<string, unknown>): Problem {
+  const sets = item.stock_quantity !== undefined || item.price_override !== undefined || item.active !== undefined;
+  return sets ? undefined : 'the item sets nothing: give at least one of stock_quantity, price_override, active';
+}
+
+/** Why a stock item would be rejected by the service, or `undefined`. */
+export function stockProblem(item: unknown): Problem {
+  if (!isRecord(item)) return `the item must be an object, got ${kindOf(item)}`;
+  return (
+    checkRequiredText(item.external_id, 'external_id', MAX_EXTERNAL_ID_LENGTH) ??
+    checkUuid(item.store_id, 'store_id') ??
+    checkStockQuantity(item.stock_quantity, 'stock_quantity') ??
+    checkPrice(item.price_override, 'price_override', true) ??
+    checkOptionalBoolean(item.active, 'active') ??
+    nothingToSet(item)
+  );
+}
+
+function fieldOf(item: unknown, field: 'external_id' | 'store_id'): string {
+  if (!isRecord(item)) return '';
+  const value = item[field];
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * Repeat rule of the surface document: the pair (`external_id`, `store_id`). A UUID names the same
+ * store in any letter case, so the store part of the key is lower-cased.
+ */
+export const stockRules: ItemRules<StockItemResult> = {
+  problem: stockProblem,
+  repeatKey: (item) => {
+    const externalId = fieldOf(item, 'external_id');
+    const storeId = fieldOf(item, 'store_id');
+    // The length prefix keeps the pair unambiguous whatever characters the two strings hold.
+    return externalId && storeId ? `${storeId.length}:${storeId.toLowerCase()}:${externalId}` : undefined;
+  },
+  repeatMessage: (_item, firstIndex) =>
+    `external_id and store_id are duplicated in batch (first at index ${firstIndex}): two absolute values for one store in one call; only the first occurrence is sent`,
+  rejected: (index, item, message) => ({
+    index,
+    external_id: fieldOf(item, 'external_id'),
+    store_id: fieldOf(item, 'store_id'),
+    status: 'error',
+    error: { code: 'VALIDATION_ERROR', message },
+  }),
+  answers: (result, item) => {
+    if (result.external_id !== fieldOf(item, 'external_id')) return false;
+    const storeId = fieldOf(item, 'store_id');
+    return result.store_id === storeId || result.store_id.toLowerCase() === storeId.toLowerCase();
+  },
+};

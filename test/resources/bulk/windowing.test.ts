@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FirstOccurrences } from '../../../src/resources/bulk/first-seen.ts';
+import { FirstOccurrences } from '../../../src/resources/bulk/windowing.ts';
 
 /** A small deterministic generator, so that a failure can be replayed. */
 function random(seed: number): () => number {
