@@ -3,6 +3,9 @@
 // must remember. A file that cannot be read as its format (syntax, unknown column, a number that is
 // not a plain decimal) throws UsageError naming the line: the whole run stops before sending.
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
 import Assembler from 'stream-json/assembler.js';
@@ -40,6 +43,30 @@ export function formatOf(file: string, explicit: string | undefined): InputForma
   if (format === 'csv' || format === 'jsonl' || format === 'json') return format;
   if (explicit !== undefined) throw new UsageError(`--format must be csv, jsonl or json, got "${explicit}".`);
   throw new UsageError(`Cannot tell the format of ${file} from its extension: pass --format csv|jsonl|json.`);
+}
+
+const READ_SIZE = 64 * 1024;
+
+/**
+ * The file as text, read into one buffer again and again. A read stream's fresh chunk per read is
+ * freed only when the garbage collector gets to it, and over a long run the allocator kept that
+ * backlog resident (a 1 GB file peaked 60% above a 10 MB one). Chunks stay under 128 KB, V8's
+ * large-object size: a larger string goes straight to the old generation, and every line sliced
+ * from it keeps it there. CSV stays on a read stream: csv-parse keeps references into its chunks.
+ */
+async function* readText(file: string): AsyncGenerator<string> {
+  const handle = await open(file);
+  try {
+    const buffer = Buffer.allocUnsafe(READ_SIZE);
+    const decoder = new StringDecoder('utf8');
+    for (let read = await handle.read(buffer, 0, READ_SIZE); read.bytesRead > 0; read = await handle.read(buffer, 0, READ_SIZE)) {
+      yield decoder.write(buffer.subarray(0, read.bytesRead));
+    }
+    const rest = decoder.end();
+    if (rest !== '') yield rest;
+  } finally {
+    await handle.close();
+  }
 }
 
 function fail(line: number, message: string): never {
@@ -153,7 +180,7 @@ function exactReviver(line: number) {
 }
 
 async function* jsonlItems(file: string): AsyncGenerator<{ line: number; value: unknown }> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = createInterface({ input: Readable.from(readText(file)), crlfDelay: Infinity });
   let line = 0;
   for await (let text of lines) {
     line++;
@@ -176,7 +203,7 @@ async function* jsonlItems(file: string): AsyncGenerator<{ line: number; value: 
  * break), so counting its line breaks gives the line; each number is checked on its source text.
  */
 async function* jsonArrayItems(file: string): AsyncGenerator<{ line: number; value: unknown }> {
-  const tokens = createReadStream(file).pipe(jsoncParser.asStream({ packValues: true, streamValues: false, streamComments: false }));
+  const tokens = Readable.from(readText(file)).pipe(jsoncParser.asStream({ packValues: true, streamValues: false, streamComments: false }));
   let line = 1;
   let opened = false;
   let element: { line: number; assembler: Assembler; key: string } | undefined;

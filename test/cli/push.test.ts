@@ -158,6 +158,21 @@ describe('JSON array and local checks', () => {
     expect(service.requests.slice(before).map((r) => r.body)).toEqual(['{"items":[{"external_id":"A-1","name":"a","price":12.345}]}']);
   });
 
+  test('JSON Lines and a JSON array larger than one read: characters split between reads arrive whole', async () => {
+    // Names of 1-, 2-, 3- and 4-byte UTF-8 characters: over ~300 KB, some fall across every read boundary.
+    const names = Array.from({ length: 1200 }, (_, i) => `${'aã€😀'.repeat(20 + (i % 7))} ${i}`);
+    const items = names.map((name, i) => ({ external_id: `U-${i}`, name, price: 1 }));
+    const jsonl = join(dir, 'wide.jsonl');
+    writeFileSync(jsonl, items.map((item) => JSON.stringify(item)).join('\n'));
+    const array = join(dir, 'wide.json');
+    writeFileSync(array, `[\n${items.map((item) => JSON.stringify({ ...item, external_id: `W${item.external_id}` })).join(',\n')}\n]`);
+    for (const [file, prefix] of [[jsonl, ''], [array, 'W']] as const) {
+      const result = await cli(['catalog', 'push', file]);
+      expect(result.code).toBe(0);
+      expect(names.every((name, i) => service.sandbox.getProduct(`${prefix}U-${i}`)?.name === name)).toBe(true);
+    }
+  });
+
   test('a JSON array number that cannot be sent exactly stops the run: exit 2, nothing sent', async () => {
     const file = join(dir, 'inexact.json');
     writeFileSync(file, '[\n{"external_id":"I-1","name":"a","price":1},\n{"external_id":"I-2","name":"b","price":0.1000000000000000055511}\n]');
