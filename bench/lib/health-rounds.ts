@@ -25,9 +25,13 @@ export async function timeHealthCalls(call: () => Promise<unknown>, calls: numbe
 }
 
 /**
- * Warms every client up, then `rounds` rounds of `calls` calls each, in blocks of `block` that
- * rotate who goes first, so none always follows the same neighbour. Returns each client's total ms
- * per round.
+ * Warms every client up, then `rounds` rounds of `calls` calls each, in blocks of `block`. Each
+ * block takes the clients in another order, so that none always follows the same neighbour: a
+ * client run right after another pays for the garbage that one left (a plain rotation kept the
+ * SDK after the raw loop in every block, and the SDK with a token bucket, run third, measured 17%
+ * faster than the same SDK without one). With n clients, block b steps through them by
+ * 1 + ⌊b / n⌋ mod (n − 1) from b mod n: for a prime n, every client follows every other equally
+ * often over n(n − 1) blocks. Returns each client's total ms per round.
  */
 export async function interleavedRounds(
   names: readonly string[],
@@ -39,8 +43,10 @@ export async function interleavedRounds(
   for (let round = 0; round < rounds; round += 1) {
     const total: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
     for (let b = 0; b < calls / block; b += 1) {
-      for (let i = 0; i < names.length; i += 1) {
-        const name = names[(i + b) % names.length]!;
+      const n = names.length;
+      const step = n > 2 ? 1 + (Math.floor(b / n) % (n - 1)) : 1;
+      for (let i = 0; i < n; i += 1) {
+        const name = names[(b + i * step) % n]!;
         total[name]! += await time(name, block);
       }
     }
