@@ -32,11 +32,9 @@ export interface RawRequest {
   /**
    * Whether repeating the request cannot act twice. `true` retries it like a GET; `false` repeats
    * it only when the service certainly did not receive it (refused connection, 429, 503). A body
-   * with an `idempotency_key` string is repeated like a GET and also on 409 `CONFLICT`, with the
-   * same key, unless this is `false`.
+   * with an `idempotency_key` string is also repeated on 409 `CONFLICT`, unless this is `false`.
    *
-   * @default true for GET, PUT and DELETE, and for a body carrying an `idempotency_key`; false for
-   * other POST and PATCH
+   * @default true for GET, PUT, DELETE and a body with an `idempotency_key`; false for other POST and PATCH
    */
   idempotent?: boolean;
 }
@@ -118,8 +116,7 @@ export class IntegrationClient {
    * ```
    */
   constructor(options: IntegrationClientOptions) {
-    const settings = transportSettingsFrom(options);
-    this.#requester = new HttpRequester(settings);
+    this.#requester = new HttpRequester(transportSettingsFrom(options));
     this.catalog = new CatalogResource(this.#requester);
     this.stock = new StockResource(this.#requester);
     this.orders = new OrdersResource(this.#requester);
@@ -138,9 +135,7 @@ export class IntegrationClient {
    * ```
    */
   health(options?: CallOptions): Promise<Health> {
-    return traceCall('health', async () => {
-      return this.#requester.send({ method: 'GET', path: '/health', schema: HealthSchema, retry: 'safe', options });
-    });
+    return traceCall('health', () => this.#requester.send({ method: 'GET', path: '/health', schema: HealthSchema, retry: 'safe', options }));
   }
 
   /**

@@ -39,9 +39,10 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
 
 /**
  * Settles like `promise`, or rejects with `signal.reason` as soon as `signal` aborts: a custom
- * `fetch` may ignore the signal, and the deadline must hold anyway.
+ * `fetch`, a batch or an input may be slow to notice the signal, and the deadline must hold anyway.
  */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   if (signal.aborted) {
     promise.catch(() => {});
     return Promise.reject(signal.reason);

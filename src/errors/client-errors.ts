@@ -2,8 +2,7 @@ import { IntegrationError } from './integration-error.ts';
 
 /**
  * No answer: the connection was refused, reset or dropped. `cause` is a sanitised copy of the
- * low-level error (name, message and `code` only: the original can reference the request, and so
- * the key).
+ * low-level error (name, message and `code`: the original can reference the request and the key).
  */
 export class ConnectionError extends IntegrationError {
   static override readonly errorName: string = 'ConnectionError';
@@ -25,7 +24,7 @@ export interface ResponseIssue {
 
 /**
  * A 2xx answer whose body does not match the expected shape (a missing field, a wrong type). Unknown
- * fields and unknown enum values are not errors. `issues` holds paths, never the values.
+ * fields and unknown enum values are not errors.
  */
 export class ResponseValidationError extends IntegrationError {
   static override readonly errorName: string = 'ResponseValidationError';

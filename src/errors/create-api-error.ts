@@ -44,8 +44,7 @@ const BY_CODE: Record<string, ApiErrorClass> = {
   COUPON_UNAVAILABLE: ServiceUnavailableError,
 };
 
-// An unknown code keeps its code but gets the class of its status family, so that retry rules and
-// `instanceof NotFoundError`-style checks still work when the service adds a code.
+// An unknown code gets the class of its status family: retries and `instanceof` checks still work.
 const BY_STATUS: Record<number, ApiErrorClass> = {
   401: AuthenticationError,
   404: NotFoundError,
@@ -61,6 +60,5 @@ const BY_STATUS: Record<number, ApiErrorClass> = {
 export function createApiError(init: ApiErrorInit & { retryAfterMs?: number | undefined }): ApiError {
   // Own keys only: a code such as `constructor` or `__proto__` must not pick an Object.prototype member.
   const ErrorClass = (Object.hasOwn(BY_CODE, init.code) ? BY_CODE[init.code] : undefined) ?? BY_STATUS[init.status] ?? ApiError;
-  if (ErrorClass === RateLimitError) return new RateLimitError(init);
   return new ErrorClass(init);
 }

@@ -23,8 +23,7 @@ export class IntegrationError extends Error {
 
   /**
    * On errors of `loyalty.credit`, `debit` and `redeemCoupon`: the `idempotency_key` the write was
-   * sent with (yours, or the one made for you). The write may have been processed (a dropped
-   * connection after the service acted): repeat it with this key and it is applied at most once.
+   * sent with. The write may have been processed: repeat it with this key to apply it at most once.
    */
   declare readonly idempotency_key?: string;
 
@@ -32,13 +31,10 @@ export class IntegrationError extends Error {
   static readonly errorName: string = 'IntegrationError';
 
   /**
-   * `instanceof` across copies of the SDK: an application may load both the ESM and the CommonJS
-   * build (an ESM app with a CommonJS dependency using the SDK), whose classes are different
-   * objects. Every error carries the registered-symbol brand of each of our classes it belongs to,
-   * and our classes recognise the brand, so an error thrown by one build is `instanceof` the
-   * same-named class of the other, subclassing included (a `RateLimitError` is an
-   * `IntegrationError`, a `ConfigurationError` is not an `ApiError`). A user's own subclass that
-   * does not declare its `errorName` keeps the ordinary prototype check.
+   * `instanceof` across copies of the SDK (an app loading both the ESM and the CommonJS build):
+   * every error carries a registered-symbol brand per class of ours it belongs to, which the
+   * same-named class of the other copy recognises. A user's subclass without its own `errorName`
+   * keeps the ordinary prototype check.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;

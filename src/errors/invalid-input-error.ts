@@ -7,10 +7,9 @@ export interface InputIssue {
 }
 
 /**
- * An argument of a client method that can be proven wrong before sending (e.g. `points: 1.5`, a
- * customer with both `phone` and `external_id`). Thrown locally: nothing was sent, so nothing needs
- * undoing, and retrying unchanged fails again. The service's own 400 is `ValidationError`; both
- * carry `issues: { path, message }[]`. Never echoes the value.
+ * An argument proven wrong before sending (e.g. `points: 1.5`): nothing was sent, and retrying
+ * unchanged fails again. The service's own 400 is `ValidationError`; both carry `issues`. Never
+ * echoes the value.
  *
  * @example
  * ```ts

@@ -27,14 +27,13 @@ export class CatalogResource {
   }
 
   /**
-   * Creates or updates products by `external_id`, in batches, as if the whole input were one batch
-   * of unlimited size: one result per input item, in input order, with `index` its position in the
-   * whole input. A repeated `external_id` and provably invalid items get an item
-   * `VALIDATION_ERROR` and are not sent; nothing is rounded or fixed.
+   * Creates or updates products by `external_id`, in batches, as if the whole input were one batch:
+   * one result per input item, in input order (`index` its position in the input). A repeated
+   * `external_id` and provably invalid items get an item `VALIDATION_ERROR` and are not sent.
    *
-   * Resolves also when items fail (see `summary.errors`). Throws `ConfigurationError` for a bad
-   * `batchSize`/`concurrency` before any request, and `BulkOperationError` when a whole batch
-   * fails after its retries: its `partial` holds the results of every batch that succeeded.
+   * Resolves also when items fail (see `summary.errors`). Throws `ConfigurationError` for bad
+   * options before any request, and `BulkOperationError` when a whole batch fails after its
+   * retries: its `partial` holds the results of every batch that succeeded.
    *
    * @example
    * ```ts
@@ -46,17 +45,13 @@ export class CatalogResource {
    * ```
    */
   upsertProducts(items: BulkInput<ProductItem>, options?: BulkOptions): Promise<BulkUpsertResult> {
-    return traceCall('catalog.upsertProducts', async () => {
-      return collectBulk(PRODUCTS_BULK, this.#requester, items, options);
-    }, (result) => ({ ...result.summary }));
+    return traceCall('catalog.upsertProducts', () => collectBulk(PRODUCTS_BULK, this.#requester, items, options), (result) => ({ ...result.summary }));
   }
 
   /**
    * As {@link CatalogResource.upsertProducts}, but yields one {@link BatchResult} per batch instead of
-   * keeping every result: for inputs too large to hold. Each yielded window covers the next run of
-   * the input (global indexes, its locally rejected items included); a window whose items were all
-   * rejected locally has `sync_id: null` and was not sent. Only the `external_id`s already seen are
-   * kept between windows. An empty input yields nothing.
+   * keeping every result, for inputs too large to hold: each covers the next run of the input, its
+   * local rejections included (`sync_id: null` when nothing was sent). An empty input yields nothing.
    *
    * When a batch fails, the windows before it are yielded first; then `BulkOperationError` is
    * thrown, whose `partial` holds only the windows after it that succeeded (not yet yielded).

@@ -40,10 +40,9 @@ export interface StatementOptions extends CallOptions {
 export type WithIdempotencyKey<T> = T & { idempotency_key: string };
 
 /**
- * Loyalty (spec 4.6): reads need `loyalty:read`, writes `loyalty:write`. A customer is named by
- * exactly one of `phone` or `external_id`; loyalty never creates one (`CustomerNotFoundError`).
- * Writes are idempotent through `idempotency_key`: left out, one is made (UUID v4), reused on
- * every retry of the call, and returned, so that you can store it and repeat the call safely.
+ * Loyalty (spec 4.6, scopes `loyalty:read` and `loyalty:write`). A customer is named by exactly one
+ * of `phone` or `external_id`; loyalty never creates one. A write without `idempotency_key` gets
+ * one (UUID v4), reused on every retry and returned, so that the call can be repeated safely.
  */
 export class LoyaltyResource {
   readonly #requester: Requester;
@@ -64,9 +63,7 @@ export class LoyaltyResource {
    * ```
    */
   program(options?: CallOptions): Promise<LoyaltyProgram> {
-    return traceCall('loyalty.program', async () => {
-      return this.#requester.send({ method: 'GET', path: '/loyalty/program', schema: LoyaltyProgramSchema, retry: 'safe', options });
-    });
+    return traceCall('loyalty.program', () => this.#requester.send({ method: 'GET', path: '/loyalty/program', schema: LoyaltyProgramSchema, retry: 'safe', options }));
   }
 
   /**
@@ -79,9 +76,7 @@ export class LoyaltyResource {
    */
   balance(customer: CustomerRef, options?: CallOptions): Promise<LoyaltyBalance> {
     return traceCall('loyalty.balance', async () => {
-      const checks = new InputChecks();
-      checkCustomer(checks, customer, { required: true });
-      checks.throwIfAny();
+      checkCustomer(new InputChecks(), customer, true).throwIfAny();
       return this.#requester.send({ method: 'GET', path: '/loyalty/balance', query: customerQuery(customer), schema: LoyaltyBalanceSchema, retry: 'safe', options });
     });
   }
@@ -98,9 +93,7 @@ export class LoyaltyResource {
   statement(customer: CustomerRef, options: StatementOptions = {}): Promise<LoyaltyStatement> {
     return traceCall('loyalty.statement', async () => {
       const { limit, ...callOptions } = options;
-      const checks = new InputChecks();
-      checkCustomer(checks, customer, { required: true });
-      checks.optionalInteger('limit', limit, 1, 100).throwIfAny();
+      checkCustomer(new InputChecks(), customer, true).optionalInteger('limit', limit, 1, 100).throwIfAny();
       return this.#requester.send({
         method: 'GET',
         path: '/loyalty/statement',
@@ -122,9 +115,7 @@ export class LoyaltyResource {
    * ```
    */
   credit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
-    return traceCall('loyalty.credit', async () => {
-      return this.#points('/loyalty/points', input, options);
-    });
+    return traceCall('loyalty.credit', () => this.#points('/loyalty/points', input, options));
   }
 
   /**
@@ -136,9 +127,7 @@ export class LoyaltyResource {
    * ```
    */
   debit(input: PointsInput, options?: CallOptions): Promise<WithIdempotencyKey<PointsResult>> {
-    return traceCall('loyalty.debit', async () => {
-      return this.#points('/loyalty/points/debit', input, options);
-    });
+    return traceCall('loyalty.debit', () => this.#points('/loyalty/points/debit', input, options));
   }
 
   /**
@@ -153,8 +142,7 @@ export class LoyaltyResource {
   validateCoupon(input: ValidateCouponInput, options?: CallOptions): Promise<CouponValidation> {
     return traceCall('loyalty.validateCoupon', async () => {
       input = snapshot(input);
-      const checks = new InputChecks().text('code', input?.code);
-      checkCustomer(checks, input, { required: false });
+      const checks = checkCustomer(new InputChecks().text('code', input?.code), input, false);
       if (input?.order_total !== undefined && !(typeof input.order_total === 'number' && Number.isFinite(input.order_total) && input.order_total >= 0)) {
         checks.add('order_total', 'must be a number ≥ 0');
       }
@@ -175,8 +163,7 @@ export class LoyaltyResource {
   redeemCoupon(input: RedeemCouponInput, options?: CallOptions): Promise<WithIdempotencyKey<CouponRedemption>> {
     return traceCall('loyalty.redeemCoupon', async () => {
       input = snapshot(input);
-      const checks = new InputChecks().text('code', input?.code).text('store_id', input?.store_id);
-      checkCustomer(checks, input, { required: true });
+      const checks = checkCustomer(new InputChecks().text('code', input?.code).text('store_id', input?.store_id), input, true);
       checkIdempotencyKey(checks, input?.idempotency_key);
       checks.throwIfAny();
       return this.#idempotentWrite('/loyalty/coupons/redeem', input, CouponRedemptionSchema, options);
@@ -185,8 +172,7 @@ export class LoyaltyResource {
 
   async #points(path: string, input: PointsInput, options: CallOptions | undefined): Promise<WithIdempotencyKey<PointsResult>> {
     input = snapshot(input);
-    const checks = new InputChecks();
-    checkCustomer(checks, input, { required: true });
+    const checks = checkCustomer(new InputChecks(), input, true);
     if (!(Number.isSafeInteger(input?.points) && input.points > 0)) checks.add('points', 'must be a whole number > 0');
     checkIdempotencyKey(checks, input?.idempotency_key);
     checks.throwIfAny();
@@ -229,11 +215,12 @@ function snapshot<T>(input: T): T {
 }
 
 /** Exactly one of `phone` / `external_id` (at most one when not `required`). */
-function checkCustomer(checks: InputChecks, customer: Partial<Record<'phone' | 'external_id', unknown>> | undefined, { required }: { required: boolean }): void {
+function checkCustomer(checks: InputChecks, customer: Partial<Record<'phone' | 'external_id', unknown>> | undefined, required: boolean): InputChecks {
   const named = (['phone', 'external_id'] as const).filter((field) => customer?.[field] !== undefined);
   if (named.length === 2) checks.add('customer', 'name the customer by phone or by external_id, not both');
   else if (named.length === 0 && required) checks.add('customer', 'name the customer by phone or by external_id');
   for (const field of named) checks.text(field, customer?.[field]);
+  return checks;
 }
 
 function checkIdempotencyKey(checks: InputChecks, key: unknown): void {

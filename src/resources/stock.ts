@@ -27,14 +27,12 @@ export class StockResource {
   }
 
   /**
-   * Sets absolute stock, per-store price and activation, in batches, as if the whole input were
-   * one batch: one result per input item, in input order. `price_override: null` removes the
-   * per-store price. A repeated (`external_id`, `store_id`) pair, an item that sets nothing and
-   * provably invalid items get an item `VALIDATION_ERROR` and are not sent; nothing is rounded.
+   * Sets absolute stock, per-store price (`null` removes it) and activation, in batches, as if the
+   * whole input were one batch: one result per input item, in input order. A repeated (`external_id`,
+   * `store_id`) pair and invalid items get an item `VALIDATION_ERROR` and are not sent.
    *
-   * Resolves also when items fail (`PRODUCT_NOT_FOUND`, `FORBIDDEN_STORE`…, see `summary.errors`).
-   * Throws `BulkOperationError` when a whole batch fails after its retries: its `partial` holds the
-   * results of every batch that succeeded.
+   * Resolves also when items fail (see `summary.errors`). Throws `BulkOperationError` when a whole
+   * batch fails after its retries: its `partial` holds the results of every batch that succeeded.
    *
    * @example
    * ```ts
@@ -46,8 +44,6 @@ export class StockResource {
    * ```
    */
   set(items: BulkInput<StockItem>, options?: StockOptions): Promise<StockResult> {
-    return traceCall('stock.set', async () => {
-      return collectBulk(STOCK_PATCH, this.#requester, items, options);
-    }, (result) => ({ ...result.summary }));
+    return traceCall('stock.set', () => collectBulk(STOCK_PATCH, this.#requester, items, options), (result) => ({ ...result.summary }));
   }
 }

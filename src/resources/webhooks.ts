@@ -47,20 +47,14 @@ export class WebhooksResource {
 
   /**
    * POST /webhooks. The answer holds the endpoint's `secret`, shown this once: store it. Never
-   * repeated unless the service certainly did not receive it (refused connection, 429, 503), so a
-   * failure cannot register the endpoint twice.
+   * repeated unless the service certainly did not receive it (refused connection, 429, 503).
    *
-   * Leaves no orphan: when the create fails in a way where the service may have registered the
-   * endpoint anyway (500, 502, 504, a reset connection, a time-out after sending), nobody received
-   * its secret, and it would hold one of the key's 5 endpoints for nothing. So the SDK lists the
-   * endpoints before the create, and after such a failure lists them again and deletes every one
-   * with the same URL and events that was not there before; then it throws the original error,
-   * and calling `create` again is safe. If that clean-up itself fails, the original error is
-   * thrown all the same (check `list()`).
-   *
-   * One race this cannot exclude: another process registering the same URL with the same events
-   * with the same key at that very moment; its endpoint would be taken for ours and deleted. Do not
-   * register one URL from several processes at once.
+   * Leaves no orphan: after a failure where the service may have registered the endpoint anyway
+   * (500, 502, 504, a reset, a time-out after sending), whose secret nobody received, the SDK
+   * deletes every endpoint with the same URL and events that was not listed before the create,
+   * then throws the original error (also if that clean-up fails: check `list()`). Calling `create`
+   * again is then safe. Do not register one URL from several processes at once: another process's
+   * endpoint created at that very moment would be taken for ours.
    *
    * @example
    * ```ts
@@ -83,10 +77,7 @@ export class WebhooksResource {
     });
   }
 
-  /**
-   * The ids of the endpoints there before a create. A key refused the list (401, 403) is refused
-   * the create too: the create then goes ahead, so that the error thrown is the create's own.
-   */
+  /** The endpoints there before a create; none when the list is refused (401, 403), so the create throws its own error. */
   async #endpointIds(options: CallOptions | undefined): Promise<Set<string> | undefined> {
     try {
       return new Set((await this.#list(options)).map((endpoint) => endpoint.id));
@@ -121,8 +112,7 @@ export class WebhooksResource {
 
   // Untraced: `create` lists and deletes as part of its own call (diagnostics: one call per method called).
   async #list(options: CallOptions | undefined): Promise<WebhookEndpoint[]> {
-    const page = await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options });
-    return page.data;
+    return (await this.#requester.send({ method: 'GET', path: '/webhooks', schema: WebhookEndpointListSchema, retry: 'safe', options })).data;
   }
 
   /**

@@ -42,11 +42,9 @@ export type WebhookTestEvent = EventBase<'webhook.test', WebhookTestData>;
 
 /**
  * An event name this SDK version does not know (e.g. the planned `stock.changed`), at run time a
- * plain string. Typed as a template literal no real event name matches, because TypeScript keeps
- * any variant whose name type is comparable to `'order.created'` (`string`, or a branded
- * `string & {...}`) when narrowing: with this type, `if (event.event === 'order.created')` narrows
- * `data` to the order, while the name still works as a `string`. Comparing it with a name the SDK
- * does not list is a type error: use `String(event.event) === 'stock.changed'`, or upgrade the SDK.
+ * plain string. A template literal no real name matches, so that `if (event.event === 'order.created')`
+ * narrows `data` to the order (`string` would not). Compare an unlisted name with
+ * `String(event.event) === 'stock.changed'`, or upgrade the SDK.
  */
 export type UnknownEventName = `${string} (unknown event)`;
 /** An event this SDK version does not know: answer 2xx and ignore it (spec 6, 9.3). */

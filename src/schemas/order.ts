@@ -70,8 +70,7 @@ export const OrderSchema = z.looseObject({
     change_for: z.nullable(z.number()),
   }),
   totals: z.looseObject({ subtotal: z.number(), freight: z.number(), discount: z.number(), total: z.number() }),
-  // A free object. looseObject rather than record(string, unknown): the same verdict on JSON, and
-  // zod's record code stays out of the receiver's bundle (about 0.6 KB gzipped).
+  // looseObject, not record(string, unknown): the same verdict on JSON, 0.6 KB less gzipped bundle.
   metadata: z.looseObject({}),
 });
 /** The full order of spec 2.7 (`updated_at` on reads). Holds personal data in `customer` and `delivery`: do not log it whole. */

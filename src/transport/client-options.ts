@@ -79,13 +79,9 @@ export interface IntegrationClientOptions {
    */
   maxRetryAfterMs?: number;
   /**
-   * Client-side pacing: a token bucket shared by every call of this client, your own
-   * `RateLimiter` (to share one key between processes), or `false` for none. With `false` a 429
-   * still pauses every call of the client.
-   *
-   * The default bucket lets `burst` go at once and refills at exactly `requestsPerMinute`; a bucket
-   * that a request left full starts refilling when that request's answer is in, as the service's
-   * does when it arrives (docs/retries-and-rate-limit.md says why).
+   * Client-side pacing: a token bucket shared by every call of this client (`burst` at once, then
+   * exactly `requestsPerMinute`), your own `RateLimiter` (to share one key between processes), or
+   * `false` for none. With `false` a 429 still pauses every call of the client.
    *
    * @default { requestsPerMinute: 120, burst: 120 }
    * @example
@@ -96,10 +92,9 @@ export interface IntegrationClientOptions {
    */
   rateLimit?: TokenBucketOptions | RateLimiter | false;
   /**
-   * Any fetch-compatible function (a proxy agent, a test double). It is called as
-   * `fetch(url, init)`: `url` an absolute URL string, `init` a plain object with `method`,
-   * `headers` (a plain object), `body` (a JSON string, when there is one), `redirect: 'manual'`
-   * and `signal`, which aborts on the attempt's deadline or your call's signal.
+   * Any fetch-compatible function (a proxy agent, a test double), called as `fetch(url, init)`: an
+   * absolute URL string, and a plain object with `method`, `headers` (a plain object), `body` (JSON
+   * text, if any), `redirect: 'manual'` and `signal` (the attempt's deadline or your call's signal).
    *
    * @default globalThis.fetch, looked up at each request (so msw or a spy installed later applies)
    * @example
@@ -170,9 +165,8 @@ export function transportSettingsFrom(options: IntegrationClientOptions): Transp
   const clock = options.clock ?? systemClock;
   const logger = loggerFrom(options.logger);
   const limiter = limiterFrom(options.rateLimit, clock);
-  // A shared limiter (e.g. over Redis) keys its bucket by the key id (never the secret) and warns
-  // through this client's logger.
-  limiter.attach?.({ keyId: keyIdOf(options.apiKey), logger });
+  // A shared limiter (e.g. Redis) keys its bucket by <key_id> of service_<key_id>_<secret>, never the secret.
+  limiter.attach?.({ keyId: options.apiKey.split('_')[1]!, logger });
   return {
     apiKey: options.apiKey,
     baseUrl: apiBaseUrl(options.baseUrl),
@@ -241,11 +235,6 @@ function retries(value: unknown): number {
   return value;
 }
 
-/** `service_<key_id>_<secret>` → `<key_id>` (the format was checked before). */
-function keyIdOf(apiKey: string): string {
-  return apiKey.split('_')[1]!;
-}
-
 function limiterFrom(rateLimit: IntegrationClientOptions['rateLimit'], clock: Clock): RateLimiter {
   if (rateLimit === false) return new PauseOnlyLimiter(clock);
   const option: unknown = rateLimit ?? DEFAULTS.rateLimit;
@@ -265,14 +254,10 @@ function functionOption<F>(name: string, value: F | undefined): F | undefined {
 function loggerFrom(logger: unknown): Partial<Logger> | undefined {
   if (logger === undefined || logger === null) return undefined;
   if (typeof logger !== 'object' && typeof logger !== 'function') throw new ConfigurationError('logger must be an object with debug, info, warn and error methods (console works)');
-  return neverThrowing(logger as Partial<Logger>);
-}
-
-/** A logger that throws (a full disk, a closed stream) must not fail the request it reports on. */
-function neverThrowing(logger: Partial<Logger>): Partial<Logger> {
+  // A logger that throws (a full disk, a closed stream) must not fail the request it reports on.
   const safe: Partial<Logger> = {};
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
-    const write = logger[level];
+    const write = (logger as Partial<Logger>)[level];
     if (typeof write !== 'function') continue;
     safe[level] = (message, fields) => {
       try {

@@ -17,8 +17,7 @@ export interface Answer {
  * `HTTP_<status>`.
  */
 export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, redactor: Redactor): ApiError {
-  // A server (or a proxy) may echo the key in a message, a detail or a header, escaped or encoded:
-  // it is cut out of the text before parsing, and out of every parsed string after.
+  // A server may echo the key, escaped or encoded: it is cut out of the text, then of every parsed string.
   const envelope = z.safeParse(ErrorEnvelopeSchema, redactor.scrubValue(parseJson(redactor.scrub(answer.text))));
   const error = envelope.success
     ? envelope.data.error

@@ -23,10 +23,9 @@ import type { RequestSpec, Requester } from './types.ts';
 import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
 import { checkPathSegments } from './input-checks.ts';
 
-// ky is loaded with the first request, not when the SDK is imported: loading it makes Node load its
-// fetch implementation (undici), about 35 ms of the main entry's 85 ms import measured here, which a
-// process that has not sent anything yet (a CLI printing --help, a serverless cold start, a
-// webhooks-only receiver importing the main entry) need not pay. The first request needs it anyway.
+// ky is loaded with the first request: it makes Node load undici, about 35 ms of the main entry's
+// 85 ms import (measured), which a process that sends nothing (a CLI's --help, a cold start, a
+// webhooks-only receiver) need not pay.
 let kyModule: Promise<typeof import('ky')> | undefined;
 const loadKy = () => (kyModule ??= import('ky'));
 
@@ -52,10 +51,9 @@ export interface TransportSettings {
 }
 
 /**
- * The request pipeline, read top to bottom in `send`: build the URL, take a rate-limit token,
- * make one attempt under its deadline, map the answer, validate it, and retry what the retry
- * policy allows. The key lives in a private field: nothing that logs, inspects or serialises the
- * client can reach it.
+ * The request pipeline, read top to bottom in `send`: URL, rate-limit token, one attempt under its
+ * deadline, answer mapped and validated, retries. The key lives in private fields only: nothing
+ * that logs, inspects or serialises the client can reach it.
  */
 export class HttpRequester implements Requester {
   readonly #settings: TransportSettings;
@@ -87,8 +85,7 @@ export class HttpRequester implements Requester {
       throwHttpErrors: false,
       // Our deadline covers the whole exchange, the body read included; ky's would not.
       timeout: false,
-      // A redirect followed by fetch keeps the X-API-Key header, even to another host: a 3xx is
-      // returned as it is and becomes ApiError `HTTP_3xx`.
+      // fetch would keep X-API-Key on a redirect, even to another host: a 3xx becomes ApiError `HTTP_3xx`.
       redirect: 'manual',
       ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
     };
@@ -101,8 +98,7 @@ export class HttpRequester implements Requester {
     const request = { method: spec.method, path: url.pathname };
     const route = spec.route ?? url.pathname.slice(this.#prefixPath.length);
     const budget = new Budget(call.totalTimeoutMs);
-    // Once, before the first attempt: every retry sends the same text, and a body JSON cannot carry
-    // (a BigInt, a cycle) is the caller's mistake, not a connection failure worth retrying.
+    // Once: every retry sends the same text, and a body JSON cannot carry is the caller's mistake, not retried.
     const body = serializeBody(spec.body);
     this.#throwIfPausedPastDeadline(call, request);
     // Diagnostics: a 429's Retry-After pause, waited before the next attempt, is part of its rate-limit wait.
@@ -120,10 +116,10 @@ export class HttpRequester implements Requester {
             this.#attempt(spec, url, body, request, attemptNumber, call, budget, attemptFinished, traced),
           );
         } catch (error) {
-          if (!(error instanceof IntegrationError)) throw new AbortError(asError(error));
+          if (!(error instanceof IntegrationError)) throw new AbortError(error instanceof Error ? error : new Error(String(error)));
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
           if (error instanceof RateLimitError) {
-            if (this.#retryAfterTooLong(error)) throw new AbortError(error);
+            if ((error.retryAfterMs ?? 0) > this.#settings.maxRetryAfterMs) throw new AbortError(error);
             this.#pauseEveryCall(error, request.path);
           }
           if (!isRetryable(error, spec.retry)) throw new AbortError(error);
@@ -132,8 +128,7 @@ export class HttpRequester implements Requester {
       },
       {
         retries: call.maxRetries,
-        // p-retry has no per-attempt delay: the wait happens in `shouldRetry`, where the budget
-        // and the signal are checked, and p-retry's own delay is kept at 0.
+        // The wait happens in `shouldRetry`, where the budget and the signal are checked.
         minTimeout: 0,
         maxTimeout: 0,
         signal: call.signal,
@@ -164,9 +159,8 @@ export class HttpRequester implements Requester {
   ): Promise<T> {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
-    // One controller per attempt aborts the exchange on the deadline or on the caller's signal. The
-    // caller's signal is forwarded with a listener rather than `AbortSignal.any`, which costs more
-    // per call; which of the two fired is read from the caller's signal below.
+    // One controller per attempt, for the deadline and the caller's signal (forwarded by a listener:
+    // `AbortSignal.any` costs more per call); which one fired is read from the caller's signal below.
     const deadline = new AbortController();
     const cancelDeadline = clock.setTimeout(() => deadline.abort(new DOMException(`no complete answer within ${attemptTimeoutMs} ms`, 'TimeoutError')), attemptTimeoutMs);
     const userSignal = call.signal;
@@ -213,13 +207,9 @@ export class HttpRequester implements Requester {
   }
 
   /**
-   * The HTTP exchange itself: one call through the client's ky instance (which holds the prefix,
-   * the headers and the user's `fetch`; without one, ky looks `globalThis.fetch` up per request, so
-   * msw or a spy installed after the client was built still takes effect), then the body read in
-   * full. Retries, deadlines, redirects and errors are ours: ky is told not to retry, not to time
-   * out (its timeout does not cover the body read) and not to throw on a status.
-   *
-   * Rejects with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
+   * One call through the client's ky instance (without a user `fetch`, ky looks `globalThis.fetch`
+   * up per request, so msw or a spy installed later applies), then the body read in full. Rejects
+   * with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
   #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
     const input = url.href.slice(this.#settings.baseUrl.length + 1);
@@ -231,8 +221,6 @@ export class HttpRequester implements Requester {
         ...(body === undefined ? {} : { body, headers: { 'Content-Type': 'application/json' } }),
       }),
     );
-    // One race for the whole exchange, answer and body: a custom fetch may ignore the signal, and
-    // the deadline must hold anyway.
     return raceAbort(readAnswer(pending, signal, this.#settings.clock), signal);
   }
 
@@ -246,8 +234,7 @@ export class HttpRequester implements Requester {
         if (!Object.hasOwn(spec.query, name)) continue;
         const value: unknown = spec.query[name];
         if (value === undefined) continue;
-        // String() of an object or a function is never what the caller meant to send.
-        // NaN and Infinity neither: `?limit=NaN` is a bug of the caller, not a value.
+        // String() of an object, a function, NaN or Infinity is never what the caller meant to send.
         if (!(typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value)))) {
           throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
         }
@@ -259,10 +246,7 @@ export class HttpRequester implements Requester {
     return url;
   }
 
-  /**
-   * A call whose whole budget ends before the client's 429 pause does could only wait and fail:
-   * it throws `RateLimitError` at once, with the pause left as `retryAfterMs`.
-   */
+  /** A call whose budget ends before the client's 429 pause could only wait and fail: it fails now. */
   #throwIfPausedPastDeadline(call: ResolvedCallOptions, request: { method: string; path: string }): void {
     const pauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
     if (pauseLeftMs <= 0 || pauseLeftMs < call.totalTimeoutMs) return;
@@ -274,10 +258,6 @@ export class HttpRequester implements Requester {
       requestPath: request.path,
       retryAfterMs: Math.ceil(pauseLeftMs),
     });
-  }
-
-  #retryAfterTooLong(error: RateLimitError): boolean {
-    return error.retryAfterMs !== undefined && error.retryAfterMs > this.#settings.maxRetryAfterMs;
   }
 
   /** The key's budget is shared: every call of this client waits, not only the one that met the 429. */
@@ -293,10 +273,7 @@ export class HttpRequester implements Requester {
   }
 }
 
-/**
- * The time a call may spend on attempts and waits (`totalTimeoutMs`), counted only while it
- * works or waits on its own account, not while queued behind the rate limiter.
- */
+/** The time a call may spend on attempts and waits (`totalTimeoutMs`), not counting the rate-limit queue. */
 class Budget {
   readonly #totalMs: number;
   #spentMs = 0;
@@ -319,14 +296,11 @@ class Budget {
   }
 }
 
-/**
- * The largest answer read: a bulk answer of 500 results is well under 1 MB, and anything past
- * this is not an answer of the service (a proxy's page, a misrouted download) worth holding in memory.
- */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** The largest answer read: a bulk answer of 500 results is well under 1 MB; more is not the service's. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** An answer larger than `MAX_RESPONSE_BYTES`: read no further. */
-export class ResponseTooLarge extends Error {
+class ResponseTooLarge extends Error {
   readonly status: number;
 
   constructor(status: number) {
@@ -337,9 +311,8 @@ export class ResponseTooLarge extends Error {
 
 /**
  * Waits for the answer and reads its body in full, up to `MAX_RESPONSE_BYTES`. An answer that comes
- * after `signal` aborted (a fetch that ignores the signal), whose body fails or is too large, has
- * its body cancelled, freeing the connection. `Retry-After` is read only from a non-2xx answer:
- * nothing else uses it.
+ * after `signal` aborted, whose body fails or is too large, has its body cancelled, freeing the
+ * connection. `Retry-After` is read only from a non-2xx answer.
  */
 async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock: Clock): Promise<Answer> {
   const response = await pending;
@@ -397,8 +370,4 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false; is
   } catch {
     return { ok: false, issues: [{ path: '', message: 'the body is not JSON' }] };
   }
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

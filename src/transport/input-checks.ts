@@ -29,10 +29,8 @@ export class InputChecks {
 }
 
 /**
- * Path segment for an id: an id with `/` or `?` must not change the route, and `.` or `..` (which
- * URL resolution would apply, e.g. `orders.get('..')` becoming `GET /integration/v1/`) is refused,
- * also when it reads as one once percent-decoded (`%2e%2E`, `%252e`) or NFKC-normalised, as a
- * proxy or server that decodes again would read it.
+ * Path segment for an id: an id with `/` or `?` must not change the route, and one that is `.` or
+ * `..` in any of its {@link readings} is refused (`orders.get('..')` would be `GET /integration/v1/`).
  */
 export function segment(id: string, name: string): string {
   // An id that does not decode (`50%`) is sent encoded as it is: only what decodes to a dot counts.
@@ -51,9 +49,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * How the text may be read on its way: as given, percent-decoded once and twice (a proxy that
- * decodes, then a server that decodes again), and NFKC-normalised (`．` is `.`). `null` when the
- * first decoding fails (malformed percent-encoding, overlong UTF-8 such as `%c0%ae`); a second one
- * that fails (`50%25` decodes to `50%`) is simply not a reading.
+ * decodes, then a server that decodes again), each also NFKC-normalised (`．` is `.`). `null` when
+ * the first decoding fails (malformed, or overlong UTF-8 such as `%c0%ae`); a failing second one
+ * (`50%25` decodes to `50%`) is simply not a reading.
  */
 function readings(text: string): (string | null)[] {
   const once = decode(text);
@@ -72,20 +70,18 @@ function decode(text: string): string | null {
 
 /**
  * Refuses a path that could leave `/integration/v1` once resolved: an empty, `.` or `..` segment
- * (encoded or not), a backslash (which URL parsers read as `/`) or a control character (the URL
- * parser drops tab and line breaks, so `.\t.` would become `..` after this check). Every request's
- * path passes it; ids in it were encoded by {@link segment}.
+ * (encoded or not), a backslash (read as `/`) or a {@link CONTROL} character. Every request's path
+ * passes it.
  */
 export function checkPathSegments(path: string): void {
   if (CONTROL.test(path) || path.includes('\\') || hasDotOrEmptySegment(path)) throw unsafePath();
 }
 
 /**
- * For a path written by the caller (`client.request`): {@link checkPathSegments}, also on the path
- * as a proxy or server may read it once `%2F`/`%5C` and `%2e` are decoded (once or twice) and
- * Unicode is normalised (`%00` and `%09` are control characters there), and refusing malformed
- * percent-encoding. The query and fragment are not
- * resolved as a path: only their raw form is checked.
+ * For a path written by the caller (`client.request`): {@link checkPathSegments} on each of its
+ * {@link readings} too (where `%2F`, `%5C` and `%09` are a slash, a backslash and a tab), and no
+ * malformed percent-encoding. The query and fragment are not resolved as a path: only their raw
+ * form is checked.
  */
 export function checkCallerPath(path: string): void {
   checkPathSegments(path);

@@ -17,18 +17,15 @@ import type { Logger } from './logger.ts';
 export interface RateLimiter {
   /**
    * Resolves when one request may be sent; rejects with `signal.reason` if `signal` aborts first.
-   * It may resolve to a function: the client calls it once that request's attempt has finished
-   * (answered or failed), so that a bucket mirroring the service's can start refilling when the
-   * service's does (see `TokenBucket`).
+   * It may resolve to a function, called once that request's attempt has finished (see `TokenBucket`).
    */
   acquire(signal?: AbortSignal): Promise<void | AttemptFinished>;
   /** The service answered 429: let no request through for `ms`. */
   pause(ms: number): void;
   /**
-   * Called once by each client constructed with this limiter, before its first request: the key's
-   * id (never its secret), so that a limiter shared between processes can name the key's bucket,
-   * and the client's logger for its warnings. A limiter that serves one key only may throw a
-   * `ConfigurationError` when given a second one.
+   * Called once by each client built with this limiter: the key's id (never its secret), to name a
+   * shared bucket, and the client's logger. A limiter serving one key may throw `ConfigurationError`
+   * when given a second.
    */
   attach?(client: RateLimiterClient): void;
 }
@@ -63,21 +60,12 @@ interface Waiter {
  * The default limiter: a token bucket of capacity `burst`, refilled continuously at exactly
  * `requestsPerMinute`, shared by every call of a client, serving waiters first come first served.
  *
- * Why it never meets a 429 from a service enforcing the same bucket: a full bucket starts
- * refilling when a token is taken. The service takes it when the request ARRIVES; counting from
- * when we SEND it would put us ahead of the service by that request's delay, and when the first
- * request of a burst is slower than later ones (a cold connection, the fetch engine loading) the
- * later ones arrive before the service has refilled what we counted: the end of the first burst
- * met a 429 in every benchmark run. So when a token leaves a full bucket, refilling waits until
- * that request's attempt has finished (its answer came back after it arrived), and starts then.
- * From then on our timeline runs behind the service's by that request's way back, so every later
- * request, however fast, arrives after the service has the token: no margin to tune, no burst
- * held back, and the nominal rate exactly. After a 429 both buckets are empty and ours restarts
- * at the answer, after the service's.
- *
- * Written here rather than with p-throttle: p-throttle counts calls per fixed interval, so it
- * cannot let a burst of 120 through and then pace at 2 per second, and it has no pause for a 429
- * (turning it off lets everything through instead).
+ * When a token leaves a full bucket, refilling starts only once that request's attempt has
+ * finished: the service's bucket starts when the request arrives, and counting from the send put
+ * the end of the first burst ahead of it (a 429 in every benchmark run). Behind the service by one
+ * way back, every later request arrives after the service has its token, at the nominal rate
+ * (docs/retries-and-rate-limit.md). Not p-throttle: it counts calls per fixed interval, so it
+ * cannot let a burst through and then pace, and it has no pause for a 429.
  */
 export class TokenBucket implements RateLimiter {
   readonly #capacity: number;
@@ -125,8 +113,7 @@ export class TokenBucket implements RateLimiter {
   pause(ms: number): void {
     const now = this.#clock.now();
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
-    // The service's bucket is empty now; refill from zero with it, so that the end of the pause
-    // does not release a burst the service has no tokens for.
+    // The service's bucket is empty now: refill from zero with it, not release a burst at the pause's end.
     this.#tokens = 0;
     this.#refilledAt = now;
     this.#awaitingFirstAttempt = false;

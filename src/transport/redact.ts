@@ -1,8 +1,7 @@
 /**
  * Finds the API key (and its secret part alone) in text a server or a `fetch` sent back, in every
- * form it may take there: as is, percent-encoded (any case, `encodeURIComponent` or character by
- * character) in a header such as `Location`, and JSON-escaped in a body (`\u0073`, `\/`, `\"`,
- * `\\`), or any mix of these, character by character.
+ * form it may take: as is, percent-encoded (any case) in a header such as `Location`, JSON-escaped
+ * in a body (`\u0073`, `\/`), or any mix of these, character by character.
  */
 export class Redactor {
   readonly #pattern: RegExp | undefined;

@@ -11,12 +11,10 @@ const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
 const MAX_DELAY_SECONDS = 2 ** 31 - 1;
 
 /**
- * Reads `Retry-After` (RFC 9110 10.2.3): delay-seconds (ASCII digits only) or an HTTP-date, exactly:
- * no surrounding whitespace (Fetch `Headers` already trims what the wire had). Returns
- * milliseconds, or `undefined` when absent or anything else (`-1`, `+3`, `1,2`, `1.5`, ` 3`, a number
- * of seconds past 2^31 - 1): those are not the header's grammar, and `Date.parse` would read some of
- * them as a date long past, i.e. no wait at all. The caller then falls back to its default pause.
- * The service sends whole seconds; a date is accepted in case a proxy rewrites it.
+ * Reads `Retry-After` (RFC 9110 10.2.3) exactly: delay-seconds (ASCII digits only) or an HTTP-date
+ * (in case a proxy rewrites the service's seconds). Returns milliseconds, or `undefined` for
+ * anything else (`-1`, `1.5`, ` 3`, seconds past 2^31 - 1), which `Date.parse` might read as a date
+ * long past, i.e. no wait at all; the caller then falls back to its default pause.
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null) return undefined;

@@ -53,15 +53,12 @@ export interface CallOptions {
 
 /**
  * How a request may be repeated when an attempt fails:
- * - `safe`: repeating it cannot act twice (GET, DELETE, absolute writes such as PATCH /stock and
- *   the bulk upsert). Retried on connection failures, time-outs, 500, 502 and 504 (a gateway in
- *   front of the service), 503 (not FEATURE_DISABLED), 429.
- * - `idempotency-key`: the body carries an `idempotency_key` the service deduplicates on. As `safe`,
- *   plus 409 `CONFLICT`.
+ * - `safe`: repeating it cannot act twice (GET, DELETE, absolute writes). Retried on connection
+ *   failures, time-outs, 429, 500, 502, 504, and 503 but `FEATURE_DISABLED`.
+ * - `idempotency-key`: the body carries an `idempotency_key` the service deduplicates on. As
+ *   `safe`, plus 409 `CONFLICT`.
  * - `unsafe`: could act twice (POST /webhooks, POST /webhooks/{id}/test). Retried only when the
- *   request cannot have been processed: connection refused before sending, 429, 503. Not on 500,
- *   502, 504, a reset or a time-out: the service may have acted (for `webhooks.create` the SDK
- *   then removes what it may have created, see `WebhooksResource.create`).
+ *   request cannot have been processed: connection refused before sending, 429, 503.
  */
 export type RetryMode = 'safe' | 'idempotency-key' | 'unsafe';
 
@@ -73,11 +70,7 @@ export interface RequestSpec<T> {
   method: HttpMethod;
   /** Relative to `/integration/v1`, e.g. `/products/bulk`. */
   path: string;
-  /**
-   * The route template of `path`, e.g. `/orders/{id}`: what diagnostics publish (never the ids).
-   * Required when `path` holds an id; absent, `path` itself is published (a fixed path such as
-   * `/products/bulk`). `client.request` publishes `/{path}`.
-   */
+  /** The route template of `path` (`/orders/{id}`), what diagnostics publish: required when `path` holds an id. */
   route?: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -85,10 +78,7 @@ export interface RequestSpec<T> {
   schema?: z.ZodMiniType<T>;
   retry: RetryMode;
   options?: CallOptions;
-  /**
-   * An error that, met on a retry (never on the first attempt), means an earlier attempt already
-   * did the work: the call resolves with `undefined`. E.g. a retried DELETE meeting 404.
-   */
+  /** An error that, met on a retry, means an earlier attempt did the work (a DELETE meeting 404): resolves `undefined`. */
   alreadyDoneOnRetry?: (error: IntegrationError) => boolean;
 }
 

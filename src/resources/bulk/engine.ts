@@ -1,17 +1,14 @@
-// The bulk engine shared by `catalog` and `stock`: runs a write to one merged result or streams it one
-// window at a time, keeps up to `concurrency` batches in flight, hands windows back strictly in input
-// order, and on a failure starts nothing new, lets what is in flight settle, and reports it as a
-// BulkOperationError holding the partial result.
+// The bulk engine of `catalog` and `stock`: up to `concurrency` batches in flight, windows handed
+// back strictly in input order; on a failure nothing new starts, what is in flight settles, and a
+// BulkOperationError holds the partial result.
+import { raceAbort } from '../../clock.ts';
 import { currentCall, traceBatch, type ResultCounts } from '../../diagnostics.ts';
 import { BulkOperationError, ResponseValidationError, type ResponseIssue } from '../../errors/index.ts';
 import type { CallOptions, Requester } from '../../transport/types.ts';
 import { resolveBulkOptions, type BatchAnswer, type BulkInput, type BulkOptions, type BulkRoute, type BulkSettings, type ItemResultShape, type ProgressOf } from './types.ts';
-import { abortable, checkInput, openWindows, WindowBuilder, type Window, type WindowSource } from './windowing.ts';
+import { checkInput, openWindows, WindowBuilder, type Window, type WindowSource } from './windowing.ts';
 
-/**
- * Runs the whole input and returns one merged result. Options and input are checked at once,
- * before anything is read or sent.
- */
+/** Runs the whole input to one merged result. Options and input are checked before anything is read. */
 export async function collectBulk<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   requester: Requester,
@@ -30,10 +27,7 @@ export async function collectBulk<Result extends ItemResultShape, Summary extend
   }
 }
 
-/**
- * Streams the input one window at a time, keeping nothing of earlier windows but the repeat keys.
- * Options and input are checked when called, before the first window is asked for.
- */
+/** Streams the input one window at a time, keeping nothing of earlier windows but the repeat keys. */
 export function streamBulk<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   requester: Requester,
@@ -44,7 +38,9 @@ export function streamBulk<Result extends ItemResultShape, Summary extends objec
   checkInput(items);
   return (async function* stream() {
     try {
-      for await (const settled of settledWindows(route, requester, items, settings)) yield toWindowResult(route, settled);
+      for await (const settled of settledWindows(route, requester, items, settings)) {
+        yield { sync_id: settled.sync_id, summary: addCounts(route.emptySummary(), settled.counts), results: settled.results };
+      }
     } catch (error) {
       if (!(error instanceof RunFailure)) throw error;
       throw bulkOperationError(route, error, mergeWindows(route, error.later as SettledWindow<Result>[]), 'not-yielded');
@@ -60,9 +56,8 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
 ): AsyncGenerator<SettledWindow<Result>, void, undefined> {
   const { signal } = settings.call;
   const source = openWindows(items, new WindowBuilder(route.rules, settings.batchSize), signal);
-  const progress = new ProgressTracker(route, source, settings.onProgress);
-  // The call traced around this run learns its batch count as soon as it is known: at once for an
-  // array, at the end of the input for a stream.
+  const reportProgress = progressReporter(route, source, settings.onProgress);
+  // The traced call learns its batch count once known: at once for an array, at the end for a stream.
   const call = currentCall();
   if (call && source.batchesTotal !== undefined) call.batches = source.batchesTotal;
   let batchesStarted = 0;
@@ -72,12 +67,12 @@ async function* settledWindows<Result extends ItemResultShape, Summary extends o
       const index = batchesStarted++;
       return traceBatch(index, window.batch.length, () => sendWindow(route, requester, window, settings.call), (settled) => batchCounts(route, settled));
     },
-    settleUnsent: (window) => settleUnsent(route, window),
+    settleUnsent: (window) => settle(route, window, undefined),
     concurrency: settings.concurrency,
     signal,
   });
   for await (const settled of windows) {
-    progress.record(settled);
+    reportProgress(settled);
     yield settled;
   }
   if (call) call.batches = batchesStarted;
@@ -89,10 +84,7 @@ function batchCounts<Result extends ItemResultShape, Summary extends object>(rou
   return summarize(route, settled.results.filter((result) => !rejected.has(result.index))) as ResultCounts;
 }
 
-/**
- * One request for a window's batch. `retry: 'safe'`: both routes write absolute values, so a
- * repeat cannot act twice. The caller's per-call options go to every batch's request.
- */
+/** One request for a window's batch; `retry: 'safe'`: both routes write absolute values. */
 async function sendWindow<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   requester: Requester,
@@ -107,17 +99,17 @@ async function sendWindow<Result extends ItemResultShape, Summary extends object
     retry: 'safe',
     options: call,
   });
-  const results = windowResults(route, window, answer);
-  return { window, sync_id: answer.sync_id, results, counts: summarize(route, results) as Record<string, number> };
+  return settle(route, window, answer);
 }
 
-/** A window whose items were all rejected locally: no request, `sync_id: null`. */
-function settleUnsent<Result extends ItemResultShape, Summary extends object>(
+/** A window with its batch's answer; no answer when its items were all rejected locally (`sync_id: null`). */
+function settle<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   window: Window<Result>,
+  answer: BatchAnswer<Result> | undefined,
 ): SettledWindow<Result> {
-  const results = windowResults(route, window, undefined);
-  return { window, sync_id: null, results, counts: summarize(route, results) as Record<string, number> };
+  const results = windowResults(route, window, answer);
+  return { window, sync_id: answer?.sync_id ?? null, results, counts: summarize(route, results) as Record<string, number> };
 }
 
 /** A window whose batch the service answered (or that had none to send). */
@@ -131,39 +123,22 @@ interface SettledWindow<Result> {
   counts: Readonly<Record<string, number>>;
 }
 
-interface RunFailureInit<Result> {
-  source: 'batch' | 'input';
-  start: number;
-  end: number | undefined;
-  cause: unknown;
-  later: SettledWindow<Result>[];
-  alsoFailed: Window<Result>[];
-}
-
-/**
- * Why a run stopped early. Not an `Error`: the public entry points always turn it into a
- * `BulkOperationError` with the partial result they owe their caller.
- */
+/** Why a run stopped early; the entry points turn it into a `BulkOperationError` with the partial result. */
 class RunFailure<Result> {
   /** A batch failed after its retries, or reading the input failed. */
-  readonly source: 'batch' | 'input';
+  declare readonly source: 'batch' | 'input';
   /** First global index without a result because of this failure. */
-  readonly start: number;
+  declare readonly start: number;
   /** Last index of the failed batch's window; `undefined` when reading the input failed. */
-  readonly end: number | undefined;
-  readonly cause: unknown;
+  declare readonly end: number | undefined;
+  declare readonly cause: unknown;
   /** Windows after the failed one that succeeded, in input order; none of them was handed out. */
-  readonly later: SettledWindow<Result>[];
+  declare readonly later: SettledWindow<Result>[];
   /** Further windows that failed too (their items have no result either). */
-  readonly alsoFailed: Window<Result>[];
+  declare readonly alsoFailed: Window<Result>[];
 
-  constructor(init: RunFailureInit<Result>) {
-    this.source = init.source;
-    this.start = init.start;
-    this.end = init.end;
-    this.cause = init.cause;
-    this.later = init.later;
-    this.alsoFailed = init.alsoFailed;
+  constructor(init: RunFailure<Result>) {
+    Object.assign(this, init);
   }
 }
 
@@ -249,7 +224,7 @@ async function* runWindows<Result extends ItemResultShape>(plan: RunPlan<Result>
         return;
       }
       if (!head.outcome) {
-        await abortable(woken, signal);
+        await raceAbort(woken, signal);
         continue;
       }
       if (head.outcome.ok) {
@@ -257,7 +232,7 @@ async function* runWindows<Result extends ItemResultShape>(plan: RunPlan<Result>
         yield head.outcome.value;
         continue;
       }
-      await abortable(Promise.all(slots.map((slot) => slot.settled)), signal);
+      await raceAbort(Promise.all(slots.map((slot) => slot.settled)), signal);
       throw failureOf(head, slots.slice(1));
     }
   } finally {
@@ -283,27 +258,22 @@ function failureOf<Result>(failed: Slot<Result>, rest: Slot<Result>[]): RunFailu
   });
 }
 
-// Places the service's answer to one batch back into the input: each result's batch-local `index`
-// becomes the global index. An answer that does not account for exactly the items sent is a
-// ResponseValidationError: a result must never be attributed to the wrong item.
-
 const MAX_ISSUES = 20;
 
 /**
- * The answered results in batch order, each carrying its global index. The service's own result
- * objects are used, not copied: only their `index` is rewritten, and only once the whole answer has
- * passed its checks (an answer that fails them is left as it came).
+ * The answered results in batch order, each carrying its global index instead of its batch-local
+ * one. An answer that does not account for exactly the items sent is a ResponseValidationError: a
+ * result must never be attributed to the wrong item. The service's result objects are used, not
+ * copied, and rewritten only once the whole answer has passed its checks.
  */
 function placeAnswers<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   window: Window<Result>,
   answer: BatchAnswer<Result>,
 ): Result[] {
-  const { results } = answer;
   const { batch, batchIndexes } = window;
-  const sent = batch.length;
-  const placed = inBatchOrder(route, batch, results) ? results : placeOutOfOrder(route, window, results);
-  for (let local = 0; local < sent; local += 1) placed[local]!.index = batchIndexes[local]!;
+  const placed = inBatchOrder(route, batch, answer.results) ? answer.results : placeOutOfOrder(route, window, answer.results);
+  for (let local = 0; local < batch.length; local += 1) placed[local]!.index = batchIndexes[local]!;
   return placed;
 }
 
@@ -315,10 +285,9 @@ function inBatchOrder<Result extends ItemResultShape, Summary extends object>(
 ): boolean {
   const sent = batch.length;
   if (results.length !== sent) return false;
-  const { rules } = route;
   for (let local = 0; local < sent; local += 1) {
     const result = results[local]!;
-    if (result.index !== local || !rules.answers(result, batch[local])) return false;
+    if (result.index !== local || !route.rules.answers(result, batch[local])) return false;
   }
   return true;
 }
@@ -373,17 +342,12 @@ function windowResults<Result extends ItemResultShape, Summary extends object>(
   let a = 0;
   let r = 0;
   while (a < answered.length || r < rejected.length) {
-    const next = r >= rejected.length || (a < answered.length && answered[a]!.index < rejected[r]!.index) ? answered[a++]! : rejected[r++]!;
-    merged.push(next);
+    merged.push(r >= rejected.length || (a < answered.length && answered[a]!.index < rejected[r]!.index) ? answered[a++]! : rejected[r++]!);
   }
   return merged;
 }
 
-/**
- * Counts results into a summary by their `status`. The summary is recounted from the results
- * rather than taken from the service, so that it covers local rejections and always agrees with
- * `results`.
- */
+/** Counts results by `status`: not the service's summary, so that local rejections count too. */
 function summarize<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
   results: readonly Result[],
@@ -419,13 +383,6 @@ interface WindowResult<Result, Summary> {
   results: Result[];
 }
 
-function toWindowResult<Result extends ItemResultShape, Summary extends object>(
-  route: BulkRoute<Result, Summary>,
-  settled: SettledWindow<Result>,
-): WindowResult<Result, Summary> {
-  return { sync_id: settled.sync_id, summary: addCounts(route.emptySummary(), settled.counts), results: settled.results };
-}
-
 /** Windows merged in the order given (input order): one `sync_id` per batch sent. */
 function mergeWindows<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,
@@ -440,45 +397,22 @@ function mergeWindows<Result extends ItemResultShape, Summary extends object>(
   return into;
 }
 
-/** Accumulates settled windows and reports after each one, in input order. */
-class ProgressTracker<Result extends ItemResultShape, Summary extends object> {
-  readonly #route: BulkRoute<Result, Summary>;
-  readonly #onProgress: ((progress: ProgressOf<Summary>) => void) | undefined;
-  readonly #itemsTotal: number | undefined;
-  readonly #batchesTotal: number | undefined;
-  readonly #summary: Summary;
-  #itemsDone = 0;
-  #batchesDone = 0;
-
-  constructor(
-    route: BulkRoute<Result, Summary>,
-    totals: { itemsTotal: number | undefined; batchesTotal: number | undefined },
-    onProgress: ((progress: ProgressOf<Summary>) => void) | undefined,
-  ) {
-    this.#route = route;
-    this.#onProgress = onProgress;
-    this.#itemsTotal = totals.itemsTotal;
-    this.#batchesTotal = totals.batchesTotal;
-    this.#summary = route.emptySummary();
-  }
-
-  /** A window with nothing sent still reports (its items now have results) but is not a batch. */
-  record(settled: SettledWindow<Result>): void {
-    this.#itemsDone += settled.results.length;
-    if (settled.sync_id !== null) this.#batchesDone += 1;
-    addCounts(this.#summary, settled.counts);
-    this.#onProgress?.({
-      ...this.#summary,
-      itemsDone: this.#itemsDone,
-      itemsTotal: this.#itemsTotal,
-      batchesDone: this.#batchesDone,
-      batchesTotal: this.#batchesTotal,
-    });
-  }
+/** Reports after each settled window, in input order; a window with nothing sent is not a batch. */
+function progressReporter<Result extends ItemResultShape, Summary extends object>(
+  route: BulkRoute<Result, Summary>,
+  { itemsTotal, batchesTotal }: { itemsTotal: number | undefined; batchesTotal: number | undefined },
+  onProgress: ((progress: ProgressOf<Summary>) => void) | undefined,
+): (settled: SettledWindow<Result>) => void {
+  const summary = route.emptySummary();
+  let itemsDone = 0;
+  let batchesDone = 0;
+  return (settled) => {
+    itemsDone += settled.results.length;
+    if (settled.sync_id !== null) batchesDone += 1;
+    addCounts(summary, settled.counts);
+    onProgress?.({ ...summary, itemsDone, itemsTotal, batchesDone, batchesTotal });
+  };
 }
-
-// Turns a stopped run into the BulkOperationError the caller sees: what failed, how many items
-// were written, and what `partial` holds.
 
 /** `all`: partial holds every window that succeeded; `not-yielded`: only those not yet yielded. */
 type PartialScope = 'all' | 'not-yielded';

@@ -1,7 +1,6 @@
-// The local checks of bulk items: small field checks, the plain copy that makes what is checked what
-// is sent, and each route's rules. Only what is provably invalid is rejected, and nothing is rounded
-// or fixed. A check returns why a value is invalid, naming where it is (`stores[1].stock_quantity`)
-// and never echoing text values: an item may hold personal data.
+// The local checks of bulk items: only what is provably invalid is rejected, nothing is rounded or
+// fixed. A check says why, naming where (`stores[1].stock_quantity`) and never echoing text values:
+// an item may hold personal data.
 import type { ProductResult } from '../../schemas/products.ts';
 import type { StockItemResult } from '../../schemas/stock.ts';
 import type { ItemRules } from './types.ts';
@@ -54,10 +53,7 @@ function checkNullableString(value: unknown, path: string): Problem {
   return `${path} must be a string, got ${kindOf(value)}`;
 }
 
-/**
- * `/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i`, checked by hand: it runs
- * once per store block.
- */
+/** `/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i`, by hand: it runs per store block. */
 function isUuid(value: string): boolean {
   if (value.length !== 36) return false;
   for (let i = 0; i < 36; i += 1) {
@@ -86,11 +82,9 @@ function checkPrice(value: unknown, path: string, nullable = false): Problem {
 }
 
 /**
- * A quick, sufficient test for "at most 3 decimal places", without writing the number out: some
- * decimal `d` with at most 3 places reads back as `value`. The shortest decimal that reads back as
- * `value` (what JSON writes) then has no more places than `d`: one with more places and no more
- * digits would be smaller than a power of ten lying between it and `d`, which would read back as
- * `value` too with a single digit. When this says no, {@link decimalPlaces} decides.
+ * A quick, sufficient test for "at most 3 decimal places" without writing the number out: if some
+ * decimal with at most 3 places reads back as `value`, the shortest one (what JSON writes) has no
+ * more places. When this says no, {@link decimalPlaces} decides.
  */
 function inThousandths(value: number): boolean {
   const scaled = value * 1000;
@@ -112,19 +106,15 @@ function checkOptionalBoolean(value: unknown, path: string): Problem {
   return `${path} must be a boolean, got ${kindOf(value)}`;
 }
 
-/**
- * An item as it will be sent: a plain copy, or why it cannot be sent as JSON. `unreadable`: reading
- * it threw (a getter, a Proxy trap), so it must not be read again, not even to report it.
- */
+/** An item as it will be sent, or why it cannot be; `unreadable`: reading it threw, so it must not be read again. */
 export type Checked = { ok: true; value: unknown } | { ok: false; problem: string; unreadable?: boolean };
 
 /** Said of an item whose reading threw: the thrown message may hold anything, so it is not repeated. */
 export const UNREADABLE_ITEM = 'the item could not be read (a getter or a Proxy trap threw while copying it)';
 
 /**
- * The primitive inside a `Number`, `String`, `Boolean` or `BigInt` object, which JSON writes as
- * that primitive (a BigInt object: not at all); `NOT_BOXED` for any other object. Plain objects and
- * arrays, nearly every value here, are told apart by their prototype without further checks.
+ * The primitive inside a `Number`, `String`, `Boolean` or `BigInt` object, as JSON writes it;
+ * `NOT_BOXED` for any other object (plain objects and arrays, told apart by their prototype first).
  */
 function unboxed(value: object): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
@@ -149,13 +139,10 @@ function pathOf(segments: ReadonlyArray<string | number>): string {
 
 /**
  * A plain copy of an item (own enumerable string-keyed fields, read once), so that what is checked
- * is exactly what is sent: no `toJSON` (own or inherited, at any depth) and no getter runs again
- * at send time. What JSON cannot carry faithfully makes the item invalid instead of failing its
- * whole batch or being sent changed: a cycle, a BigInt, a NaN or ±Infinity (JSON writes null), a
- * function or symbol inside an array (JSON writes null). A `Date` becomes its ISO string, as JSON
- * would write it, a `Number`, `String` or `Boolean` object its primitive; in an object, `undefined`,
- * functions and symbols are left out, as JSON does. An item whose reading throws (a getter, a Proxy
- * trap) is `unreadable`.
+ * is exactly what is sent: no `toJSON` and no getter runs again at send time. What JSON cannot
+ * carry faithfully (a cycle, a BigInt, NaN, ±Infinity, a function or symbol in an array) makes the
+ * item invalid instead of failing its whole batch or being sent changed. Dates, boxed primitives
+ * and left-out fields are copied as JSON would write them. An item whose reading throws is `unreadable`.
  */
 export function plainCopy(item: unknown): Checked {
   const ancestors = new Set<object>();
@@ -234,9 +221,8 @@ export function plainCopy(item: unknown): Checked {
 }
 
 /**
- * Decimal places of a number as JSON will carry it: counted on the shortest string that reads back
- * as the same number (what `String` and `JSON.stringify` write), exponent forms included.
- * `0.1 + 0.2` has 17 (`0.30000000000000004`), `1e-7` has 7, `1.5e21` has 0.
+ * Decimal places of a number as JSON writes it (the shortest string that reads back as it),
+ * exponent forms included: `0.1 + 0.2` has 17, `1e-7` has 7, `1.5e21` has 0.
  */
 export function decimalPlaces(value: number): number {
   if (Number.isInteger(value)) return 0; // written without a fraction (or as 1e+21: none either)
@@ -248,15 +234,13 @@ export function decimalPlaces(value: number): number {
   return Math.max(0, fraction - (e === -1 ? 0 : Number(text.slice(e + 1))));
 }
 
-// POST /products/bulk items (spec 2.2, 2.3; wire assumption "Products: required fields"): `name`
-// and `price` may be left out because an update keeps the stored values.
+// POST /products/bulk (spec 2.2, 2.3): `name` and `price` may be left out, an update keeps them.
 
 const MAX_EXTERNAL_ID_LENGTH = 100;
 const MAX_NAME_LENGTH = 255;
 
-// These checks run for every item of inputs of millions: no closures, and a field's path
-// (`stores[3].stock_quantity`) is only built once its check has failed, by checking it again with
-// the path (the checks return `undefined` without touching the path when the value passes).
+// Run for every item of inputs of millions: no closures, and a field's path is only built once its
+// check has failed, by checking again with the path (a passing check never touches the path).
 
 function storeBlockProblem(block: unknown, i: number): Problem {
   if (!isRecord(block)) return `stores[${i}] must be an object, got ${kindOf(block)}`;
@@ -295,27 +279,27 @@ export function productProblem(item: unknown): Problem {
   );
 }
 
-function externalIdOf(item: unknown): string {
-  return isRecord(item) && typeof item.external_id === 'string' ? item.external_id : '';
+function fieldOf(item: unknown, field: 'external_id' | 'store_id'): string {
+  const value = isRecord(item) ? item[field] : undefined;
+  return typeof value === 'string' ? value : '';
 }
 
 /** Repeat rule of spec 4.2 rule 3: the upsert key is `external_id`. */
 export const productRules: ItemRules<ProductResult> = {
   problem: productProblem,
-  repeatKey: (item) => externalIdOf(item) || undefined,
+  repeatKey: (item) => fieldOf(item, 'external_id') || undefined,
   repeatMessage: (_item, firstIndex) =>
     `external_id is duplicated in batch (first at index ${firstIndex}); only the first occurrence is sent`,
   rejected: (index, item, message) => ({
     index,
-    external_id: externalIdOf(item),
+    external_id: fieldOf(item, 'external_id'),
     status: 'error',
     error: { code: 'VALIDATION_ERROR', message },
   }),
-  answers: (result, item) => result.external_id === externalIdOf(item),
+  answers: (result, item) => result.external_id === fieldOf(item, 'external_id'),
 };
 
-// PATCH /stock items (wire assumption "Stock: PATCH /stock"): `price_override: null` is kept (it
-// removes the per-store price).
+// PATCH /stock items (wire assumption): `price_override: null` is kept (it removes the per-store price).
 
 function nothingToSet(item: Record<string, unknown>): Problem {
   const sets = item.stock_quantity !== undefined || item.price_override !== undefined || item.active !== undefined;
@@ -335,16 +319,7 @@ export function stockProblem(item: unknown): Problem {
   );
 }
 
-function fieldOf(item: unknown, field: 'external_id' | 'store_id'): string {
-  if (!isRecord(item)) return '';
-  const value = item[field];
-  return typeof value === 'string' ? value : '';
-}
-
-/**
- * Repeat rule of the surface document: the pair (`external_id`, `store_id`). A UUID names the same
- * store in any letter case, so the store part of the key is lower-cased.
- */
+/** Repeat rule of the surface document: the pair (`external_id`, `store_id`), the store in any letter case. */
 export const stockRules: ItemRules<StockItemResult> = {
   problem: stockProblem,
   repeatKey: (item) => {

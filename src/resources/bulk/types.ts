@@ -144,8 +144,7 @@ export interface BulkUpsertResult {
 
 /**
  * One window of the input yielded by `catalog.upsertBatches`: the items of one batch and the
- * locally rejected items around it, in input order, with global indexes. `sync_id` is `null` for a
- * window whose items were all rejected locally (no request was sent for it).
+ * locally rejected items around it, in input order, with global indexes.
  */
 export interface BatchResult {
   /** The batch's `sync_id`; `null` when every item of the window was rejected locally. */
@@ -194,10 +193,7 @@ export interface BatchAnswer<Result> {
 export interface ItemRules<Result extends ItemResultShape> {
   /** Why the item is provably invalid (path and reason, no personal data), or `undefined`. */
   problem(item: unknown): string | undefined;
-  /**
-   * The key of the route's repeat rule, or `undefined` when the item has no usable key (it is then
-   * rejected by `problem`).
-   */
+  /** The key of the route's repeat rule; `undefined` when the item has none (`problem` rejects it). */
   repeatKey(item: unknown): string | undefined;
   /** Message for a later occurrence of a key first seen at `firstIndex`. */
   repeatMessage(item: unknown, firstIndex: number): string;
@@ -207,10 +203,7 @@ export interface ItemRules<Result extends ItemResultShape> {
   answers(result: Result, item: unknown): boolean;
 }
 
-/**
- * Everything that differs between `POST /products/bulk` and `PATCH /stock`. The engine does the
- * batching, ordering, progress and error handling for both.
- */
+/** Everything that differs between `POST /products/bulk` and `PATCH /stock`. */
 export interface BulkRoute<Result extends ItemResultShape, Summary extends object> {
   method: HttpMethod;
   path: string;
@@ -241,9 +234,8 @@ function describe(value: unknown): string {
 const ANY_DEFAULTS = { timeoutMs: 1, totalTimeoutMs: 1, maxRetries: 0 };
 
 /**
- * Throws `ConfigurationError` for bad batching options, and the transport's `InvalidInputError` for
- * bad per-call options, before anything is read or sent: a bad `timeoutMs` must not surface as the
- * first batch's failure.
+ * Throws `ConfigurationError` for bad batching options, `InvalidInputError` for bad per-call options,
+ * before anything is read or sent: a bad `timeoutMs` must not surface as the first batch's failure.
  */
 export function resolveBulkOptions<Progress>(options: BulkOptions<Progress> = {}): BulkSettings<Progress> {
   const { batchSize = MAX_BATCH_SIZE, concurrency = 1, onProgress, signal, timeoutMs, totalTimeoutMs, maxRetries } = options;

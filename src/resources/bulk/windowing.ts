@@ -1,18 +1,12 @@
-// Cuts the input into windows: contiguous runs of input items, each holding at most one batch.
-// The repeat rule and the local checks are applied here, as the service would apply them if the
-// whole input were one batch. The caller's input (array, Iterable or AsyncIterable) is read no
-// further than the window being asked for: a stream is never buffered beyond what the batches in
-// flight need.
+// Cuts the input into windows (contiguous runs of input items, each holding at most one batch),
+// applying the repeat rule and the local checks as the service would to one batch of the whole
+// input. The input is read no further than the window asked for: a stream is never buffered.
 import { raceAbort } from '../../clock.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { kindOf, plainCopy, UNREADABLE_ITEM, type Checked } from './item-checks.ts';
 import type { BulkInput, ItemResultShape, ItemRules } from './types.ts';
 
-/**
- * A window caps its local rejections so that an input made mostly of invalid items still moves in
- * bounded steps (and memory): a window reaching it closes early, sending a batch below `batchSize`
- * if it holds one.
- */
+/** Caps a window's local rejections: an input of mostly invalid items still moves in bounded steps. */
 const MAX_REJECTED_PER_WINDOW = 10_000;
 
 /** A contiguous part of the input: the batch to send and the items rejected before sending. */
@@ -34,18 +28,13 @@ function emptyWindow<Result>(start: number): Window<Result> {
 }
 
 /**
- * Takes input items one by one and hands back each window as soon as it closes: when its batch
- * holds `batchSize` items (so the batch can be sent at once), when it reaches
- * {@link MAX_REJECTED_PER_WINDOW} rejections, or when the input ends.
+ * Takes input items one by one and hands back each window as it closes: at `batchSize` items to
+ * send, at {@link MAX_REJECTED_PER_WINDOW} rejections, or at the end of the input.
  */
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
-  /**
-   * Repeat keys already seen and the index of their first occurrence: all that is kept across
-   * windows, packed outside the JS heap ({@link FirstOccurrences}): with a plain `Map` the stream
-   * figure measured 433 MB peak RSS at 1M items against 318 MB for a raw fetch loop (1.36×).
-   */
+  /** Repeat keys seen and their first index: all that is kept across windows (see {@link FirstOccurrences}). */
   readonly #seen = new FirstOccurrences();
   #current: Window<Result> = emptyWindow(0);
 
@@ -79,10 +68,7 @@ export class WindowBuilder<Result extends ItemResultShape> {
     return this.#current.size > 0 ? this.#close() : undefined;
   }
 
-  /**
-   * Why an item is refused, if it is. An item that has no plain copy is judged as given, where a
-   * getter may still throw: it is then refused as unreadable, not the whole call.
-   */
+  /** Why an item is refused, if it is; a getter throwing here refuses the item, not the whole call. */
   #problemOf(judged: unknown, index: number, checked: Checked): string | undefined {
     try {
       return this.#repeatProblem(judged, index) ?? this.#rules.problem(judged) ?? (checked.ok ? undefined : checked.problem);
@@ -210,7 +196,7 @@ function fromIterator<Result extends ItemResultShape>(
       while (!ended) {
         const pending = iterator.next();
         // A sync iterator's step is used as is: awaiting every item would cost a turn per item.
-        const step = isThenable(pending) ? await abortable(Promise.resolve(pending), signal) : pending;
+        const step = isThenable(pending) ? await raceAbort(Promise.resolve(pending), signal) : pending;
         if (step.done) {
           ended = true;
           return handOut(builder.finish());
@@ -233,24 +219,11 @@ function fromIterator<Result extends ItemResultShape>(
   };
 }
 
-/**
- * Waits for `promise`, but rejects with the signal's reason as soon as it is aborted: an abort
- * must not wait for a batch or an input that is slow to notice it.
- */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  return signal ? raceAbort(promise, signal) : promise;
-}
-
-// The memory of the repeat rule: every key seen so far and the index of its first occurrence,
-// compared exactly (a false repeat would reject a real item). Streams of millions of items keep
-// this for the whole run, so keys live outside the JS heap: each one is copied, code unit by code
-// unit, into a typed array, and an open-addressing table of typed arrays finds it again. That is
-// 30–45 bytes per distinct 11-character key (depending on where the tables are in their doubling),
-// against about 64 on the heap for a `Map` (its entry plus the key string), and it is nothing the
-// garbage collector has to trace, promote or grow the old generation for: at 1M keys the `Map`
-// cost some 150 MB of peak RSS, this about 30–40 MB. A `Map` also stops at about 16.7M entries.
-// The caller's strings are never retained, so a key sliced from a large string cannot keep that
-// string alive.
+// The memory of the repeat rule, compared exactly (a false repeat would reject a real item). A
+// stream keeps it for the whole run, so keys are copied into typed arrays outside the JS heap,
+// found again by an open-addressing table: 30–45 bytes per 11-character key against about 64 for a
+// `Map`, and nothing for the GC to trace. Measured at 1M keys: the `Map` cost some 150 MB of peak
+// RSS, this 30–40 MB. A `Map` also stops at about 16.7M entries. Caller strings are never retained.
 
 /** Keys longer than this (in UTF-16 code units) go to a `Map`, as a copy. Valid keys are shorter. */
 const MAX_PACKED_LENGTH = 256;
@@ -263,9 +236,8 @@ const MAX_ENTRIES = 2 ** 30;
 type Units = Uint8Array | Uint16Array;
 
 /**
- * Keys of one width, packed: `Uint8Array` units for keys whose code units all fit in a byte
- * (Latin-1, which ASCII ids are), `Uint16Array` for the others. A key belongs to exactly one width,
- * so two keys in different tables are never equal.
+ * Keys of one width, packed: `Uint8Array` units for keys whose code units all fit in a byte (ASCII
+ * ids do), `Uint16Array` for the others. Keys in different tables are never equal.
  */
 class PackedKeys {
   readonly #wide: boolean;
@@ -369,10 +341,7 @@ class PackedKeys {
   }
 }
 
-/**
- * A copy of `key` that shares no memory with it: a sliced string would otherwise keep its whole
- * parent string alive for as long as the key is kept.
- */
+/** A copy of `key` sharing no memory with it: a sliced string would keep its whole parent alive. */
 function detached(key: string): string {
   return JSON.parse(JSON.stringify(key)) as string;
 }
@@ -384,10 +353,7 @@ export class FirstOccurrences {
   /** Long keys, and any key once its packed table is full. */
   #others: Map<string, number> | undefined;
 
-  /**
-   * Records `key` as first seen at `index` and returns -1; or, when `key` was seen before, returns
-   * the index of its first occurrence and records nothing.
-   */
+  /** Records `key` as first seen at `index` and returns -1, or returns the index it was first seen at. */
   claim(key: string, index: number): number {
     const length = key.length;
     if (length <= MAX_PACKED_LENGTH) {
