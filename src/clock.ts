@@ -1,7 +1,6 @@
 /**
- * Time as the transport sees it. Injectable so that backoff, deadlines and the token bucket are
- * tested exactly, without real sleeps. The default reads `Date.now` and `setTimeout` at call time,
- * so `vi.useFakeTimers()` installed after the client was built still takes effect.
+ * Time as the transport sees it, injectable for exact tests without real sleeps. The default reads
+ * `Date.now` and `setTimeout` at call time, so `vi.useFakeTimers()` installed later still applies.
  */
 export interface Clock {
   /** Milliseconds; only differences are used, except when reading an HTTP-date `Retry-After`. */

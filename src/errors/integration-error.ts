@@ -31,10 +31,8 @@ export class IntegrationError extends Error {
   static readonly errorName: string = 'IntegrationError';
 
   /**
-   * `instanceof` across copies of the SDK (an app loading both the ESM and the CommonJS build):
-   * every error carries a registered-symbol brand per class of ours it belongs to, which the
-   * same-named class of the other copy recognises. A user's subclass without its own `errorName`
-   * keeps the ordinary prototype check.
+   * `instanceof` across copies of the SDK (the ESM and the CommonJS build in one app): every error
+   * carries a registered-symbol brand per class of ours it belongs to, recognised by the other copy.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;

@@ -53,9 +53,8 @@ export class CatalogResource {
    * keeping every result, for inputs too large to hold: each covers the next run of the input, its
    * local rejections included (`sync_id: null` when nothing was sent). An empty input yields nothing.
    *
-   * When a batch fails, the windows before it are yielded first; then `BulkOperationError` is
-   * thrown, whose `partial` holds only the windows after it that succeeded (not yet yielded).
-   * Leaving the loop early stops reading the input; batches already in flight still complete.
+   * When a batch fails, the windows before it are yielded, then `BulkOperationError` holds those after
+   * it that succeeded. Leaving the loop early stops reading the input; batches in flight complete.
    *
    * @example
    * ```ts

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 
 /**
- * A string field whose known values are listed for autocompletion, while any other string is
- * still accepted: the service adds values (a new `source_channel`, a new status) without a new
- * API version, and a receiver must not break on them.
+ * A string field whose known values are listed for autocompletion, while any other string is still
+ * accepted: the service adds values without a new API version, and a receiver must not break on them.
  */
 export type OpenEnum<Known extends string> = Known | (string & {});
 

@@ -12,9 +12,8 @@ export interface Answer {
 }
 
 /**
- * A non-2xx answer as its error class (spec part 7). A body that is not the error envelope (an
- * HTML 502 from a proxy, an empty 503) still gets the class of its status family, with the code
- * `HTTP_<status>`.
+ * A non-2xx answer as its error class (spec part 7). A body that is not the error envelope (a
+ * proxy's HTML 502) gets the class of its status family, with the code `HTTP_<status>`.
  */
 export function errorFromAnswer(answer: Answer, request: { method: string; path: string }, redactor: Redactor): ApiError {
   // A server may echo the key, escaped or encoded: it is cut out of the text, then of every parsed string.

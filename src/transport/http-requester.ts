@@ -23,9 +23,8 @@ import type { RequestSpec, Requester } from './types.ts';
 import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
 import { checkPathSegments } from './input-checks.ts';
 
-// ky is loaded with the first request: it makes Node load undici, about 35 ms of the main entry's
-// 85 ms import (measured), which a process that sends nothing (a CLI's --help, a cold start, a
-// webhooks-only receiver) need not pay.
+// ky is loaded with the first request: it loads undici, 35 ms of the main entry's 85 ms import
+// (measured), which a process that sends nothing (a CLI's --help, a webhooks receiver) need not pay.
 let kyModule: Promise<typeof import('ky')> | undefined;
 const loadKy = () => (kyModule ??= import('ky'));
 
@@ -51,8 +50,7 @@ export interface TransportSettings {
 }
 
 /**
- * The request pipeline, read top to bottom in `send`: URL, rate-limit token, one attempt under its
- * deadline, answer mapped and validated, retries. The key lives in private fields only: nothing
+ * The request pipeline, read top to bottom in `send`. The key lives in private fields only: nothing
  * that logs, inspects or serialises the client can reach it.
  */
 export class HttpRequester implements Requester {
@@ -207,9 +205,8 @@ export class HttpRequester implements Requester {
   }
 
   /**
-   * One call through the client's ky instance (without a user `fetch`, ky looks `globalThis.fetch`
-   * up per request, so msw or a spy installed later applies), then the body read in full. Rejects
-   * with `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
+   * One call through the client's ky instance, then the body read in full. Rejects with
+   * `signal.reason` as soon as `signal` aborts, even if a custom `fetch` ignores it.
    */
   #exchange(spec: RequestSpec<unknown>, url: URL, body: string | undefined, signal: AbortSignal): Promise<Answer> {
     const input = url.href.slice(this.#settings.baseUrl.length + 1);
@@ -310,9 +307,8 @@ class ResponseTooLarge extends Error {
 }
 
 /**
- * Waits for the answer and reads its body in full, up to `MAX_RESPONSE_BYTES`. An answer that comes
- * after `signal` aborted, whose body fails or is too large, has its body cancelled, freeing the
- * connection. `Retry-After` is read only from a non-2xx answer.
+ * Reads the answer's body in full, up to `MAX_RESPONSE_BYTES`. One that comes after `signal` aborted,
+ * fails or is too large has its body cancelled, freeing the connection.
  */
 async function readAnswer(pending: Promise<Response>, signal: AbortSignal, clock: Clock): Promise<Answer> {
   const response = await pending;

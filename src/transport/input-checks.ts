@@ -48,10 +48,9 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}(?:;.*)?$/is;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
- * How the text may be read on its way: as given, percent-decoded once and twice (a proxy that
- * decodes, then a server that decodes again), each also NFKC-normalised (`．` is `.`). `null` when
- * the first decoding fails (malformed, or overlong UTF-8 such as `%c0%ae`); a failing second one
- * (`50%25` decodes to `50%`) is simply not a reading.
+ * How the text may be read on its way: as given, percent-decoded once and twice (a proxy, then a
+ * server), each also NFKC-normalised (`．` is `.`). `null` when the first decoding fails (malformed,
+ * or overlong UTF-8 such as `%c0%ae`); a failing second one (`50%25`) is simply not a reading.
  */
 function readings(text: string): (string | null)[] {
   const once = decode(text);
@@ -69,9 +68,8 @@ function decode(text: string): string | null {
 }
 
 /**
- * Refuses a path that could leave `/integration/v1` once resolved: an empty, `.` or `..` segment
- * (encoded or not), a backslash (read as `/`) or a {@link CONTROL} character. Every request's path
- * passes it.
+ * Refuses a path that could leave `/integration/v1` once resolved (every request's path): an empty,
+ * `.` or `..` segment (encoded or not), a backslash (read as `/`) or a {@link CONTROL} character.
  */
 export function checkPathSegments(path: string): void {
   if (CONTROL.test(path) || path.includes('\\') || hasDotOrEmptySegment(path)) throw unsafePath();

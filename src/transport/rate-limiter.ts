@@ -58,14 +58,12 @@ interface Waiter {
 
 /**
  * The default limiter: a token bucket of capacity `burst`, refilled continuously at exactly
- * `requestsPerMinute`, shared by every call of a client, serving waiters first come first served.
- *
- * When a token leaves a full bucket, refilling starts only once that request's attempt has
- * finished: the service's bucket starts when the request arrives, and counting from the send put
- * the end of the first burst ahead of it (a 429 in every benchmark run). Behind the service by one
- * way back, every later request arrives after the service has its token, at the nominal rate
- * (docs/retries-and-rate-limit.md). Not p-throttle: it counts calls per fixed interval, so it
- * cannot let a burst through and then pace, and it has no pause for a 429.
+ * `requestsPerMinute`, serving waiters first come first served. A token leaving a full bucket starts
+ * the refill only once its attempt has finished: the service's bucket starts when the request
+ * arrives, and counting from the send put the end of the first burst ahead of it (a 429 in every
+ * benchmark run). Behind the service by one way back, every later request arrives after the service
+ * has its token, at the nominal rate (docs/retries-and-rate-limit.md). Not p-throttle: it counts
+ * calls per fixed interval, so it cannot let a burst through and then pace, and has no 429 pause.
  */
 export class TokenBucket implements RateLimiter {
   readonly #capacity: number;

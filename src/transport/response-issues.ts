@@ -3,11 +3,7 @@ import type { ResponseIssue } from '../errors/index.ts';
 
 type Validated<T> = { ok: true; value: T } | { ok: false; issues: ResponseIssue[] };
 
-/**
- * Validates a parsed 2xx body with zod's `safeParse` (the schemas are tolerant: unknown fields
- * kept, unknown enum values accepted). Issues name paths and expected types, never the values
- * received.
- */
+/** Validates a parsed 2xx body against a tolerant schema. Issues name paths and types, never values. */
 export function validateResponse<T>(schema: z.ZodMiniType<T>, value: unknown): Validated<T> {
   // `reportInput` only to tell a missing field from a wrong one; the value never leaves this function.
   const result = z.safeParse(schema, value, { reportInput: true });

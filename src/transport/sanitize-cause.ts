@@ -1,10 +1,9 @@
 import type { Redactor } from './redact.ts';
 
 /**
- * The innermost error of the `cause` chain that says what happened (e.g. `ECONNREFUSED`), as a
- * fresh `Error` with only name, message (query strings cut out) and code: a custom `fetch` may
- * throw an error holding the `Request` or `init` (whose headers hold the API key), or naming the
- * URL (whose query may hold a phone number).
+ * The innermost error of the `cause` chain that says what happened (`ECONNREFUSED`), as a fresh
+ * `Error` with only name, message and code: a custom `fetch` may throw an error holding the `init`
+ * (whose headers hold the API key) or naming the URL (whose query may hold a phone number).
  */
 export function sanitizeCause(error: unknown, redactor: Redactor): Error {
   let current: unknown = error;

@@ -55,8 +55,7 @@ export interface CallOptions {
  * How a request may be repeated when an attempt fails:
  * - `safe`: repeating it cannot act twice (GET, DELETE, absolute writes). Retried on connection
  *   failures, time-outs, 429, 500, 502, 504, and 503 but `FEATURE_DISABLED`.
- * - `idempotency-key`: the body carries an `idempotency_key` the service deduplicates on. As
- *   `safe`, plus 409 `CONFLICT`.
+ * - `idempotency-key`: the body carries an `idempotency_key`. As `safe`, plus 409 `CONFLICT`.
  * - `unsafe`: could act twice (POST /webhooks, POST /webhooks/{id}/test). Retried only when the
  *   request cannot have been processed: connection refused before sending, 429, 503.
  */

@@ -1,6 +1,5 @@
-// The bulk engine of `catalog` and `stock`: up to `concurrency` batches in flight, windows handed
-// back strictly in input order; on a failure nothing new starts, what is in flight settles, and a
-// BulkOperationError holds the partial result.
+// The bulk engine of `catalog` and `stock`: windows handed back in input order; on a failure nothing
+// new starts, what is in flight settles, and a BulkOperationError holds the partial result.
 import { raceAbort } from '../../clock.ts';
 import { currentCall, traceBatch, type ResultCounts } from '../../diagnostics.ts';
 import { BulkOperationError, ResponseValidationError, type ResponseIssue } from '../../errors/index.ts';
@@ -162,9 +161,8 @@ interface RunPlan<Result> {
 
 /**
  * Yields settled windows in input order; throws {@link RunFailure} on a failed batch or input, and
- * the signal's reason on abort. At most `concurrency` batches are in flight, and at most
- * `concurrency` more windows wait for an earlier one to finish, so a stream is read only that far
- * ahead of what has been handed back.
+ * the signal's reason on abort. At most `concurrency` batches are in flight and as many more windows
+ * wait, so a stream is read only that far ahead of what has been handed back.
  */
 async function* runWindows<Result extends ItemResultShape>(plan: RunPlan<Result>): AsyncGenerator<SettledWindow<Result>, void, undefined> {
   const { source, concurrency, signal } = plan;
@@ -261,10 +259,9 @@ function failureOf<Result>(failed: Slot<Result>, rest: Slot<Result>[]): RunFailu
 const MAX_ISSUES = 20;
 
 /**
- * The answered results in batch order, each carrying its global index instead of its batch-local
- * one. An answer that does not account for exactly the items sent is a ResponseValidationError: a
- * result must never be attributed to the wrong item. The service's result objects are used, not
- * copied, and rewritten only once the whole answer has passed its checks.
+ * The answered results in batch order, their `index` rewritten to the global one once the whole
+ * answer has passed its checks: an answer that does not account for exactly the items sent is a
+ * ResponseValidationError, as a result must never be attributed to the wrong item.
  */
 function placeAnswers<Result extends ItemResultShape, Summary extends object>(
   route: BulkRoute<Result, Summary>,

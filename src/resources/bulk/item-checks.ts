@@ -1,6 +1,5 @@
-// The local checks of bulk items: only what is provably invalid is rejected, nothing is rounded or
-// fixed. A check says why, naming where (`stores[1].stock_quantity`) and never echoing text values:
-// an item may hold personal data.
+// Local checks of bulk items: only the provably invalid is rejected, nothing fixed. A check says why
+// and where (`stores[1].stock_quantity`), never echoing text values: they may be personal data.
 import type { ProductResult } from '../../schemas/products.ts';
 import type { StockItemResult } from '../../schemas/stock.ts';
 import type { ItemRules } from './types.ts';
@@ -138,11 +137,10 @@ function pathOf(segments: ReadonlyArray<string | number>): string {
 }
 
 /**
- * A plain copy of an item (own enumerable string-keyed fields, read once), so that what is checked
- * is exactly what is sent: no `toJSON` and no getter runs again at send time. What JSON cannot
- * carry faithfully (a cycle, a BigInt, NaN, ±Infinity, a function or symbol in an array) makes the
- * item invalid instead of failing its whole batch or being sent changed. Dates, boxed primitives
- * and left-out fields are copied as JSON would write them. An item whose reading throws is `unreadable`.
+ * A plain copy of an item (own enumerable fields, read once): what is checked is what is sent, no
+ * `toJSON` or getter runs again. What JSON cannot carry faithfully (a cycle, a BigInt, NaN, a
+ * function in an array) makes the item invalid instead of failing its batch or being sent changed.
+ * Dates, boxed primitives and left-out fields are copied as JSON would write them.
  */
 export function plainCopy(item: unknown): Checked {
   const ancestors = new Set<object>();
@@ -239,8 +237,7 @@ export function decimalPlaces(value: number): number {
 const MAX_EXTERNAL_ID_LENGTH = 100;
 const MAX_NAME_LENGTH = 255;
 
-// Run for every item of inputs of millions: no closures, and a field's path is only built once its
-// check has failed, by checking again with the path (a passing check never touches the path).
+// Run per item of inputs of millions: no closures; a field's path is built only once its check failed.
 
 function storeBlockProblem(block: unknown, i: number): Problem {
   if (!isRecord(block)) return `stores[${i}] must be an object, got ${kindOf(block)}`;

@@ -1,6 +1,5 @@
-// Cuts the input into windows (contiguous runs of input items, each holding at most one batch),
-// applying the repeat rule and the local checks as the service would to one batch of the whole
-// input. The input is read no further than the window asked for: a stream is never buffered.
+// Cuts the input into windows (runs of items holding at most one batch), checked as the service would
+// check one batch of the whole input, and reads no further than the window asked for.
 import { raceAbort } from '../../clock.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import { kindOf, plainCopy, UNREADABLE_ITEM, type Checked } from './item-checks.ts';
@@ -27,10 +26,7 @@ function emptyWindow<Result>(start: number): Window<Result> {
   return { start, size: 0, batch: [], batchIndexes: [], rejected: [] };
 }
 
-/**
- * Takes input items one by one and hands back each window as it closes: at `batchSize` items to
- * send, at {@link MAX_REJECTED_PER_WINDOW} rejections, or at the end of the input.
- */
+/** Takes input items one by one; a window closes at `batchSize` items to send, at the rejection cap, or at the end. */
 export class WindowBuilder<Result extends ItemResultShape> {
   readonly #rules: ItemRules<Result>;
   readonly #batchSize: number;
@@ -48,8 +44,8 @@ export class WindowBuilder<Result extends ItemResultShape> {
     const window = this.#current;
     const index = window.start + window.size;
     window.size += 1;
-    // What is checked is what is sent: the plain copy. An item that has none (a cycle, a BigInt…)
-    // is judged as given, so that a known field's own problem is still the one reported.
+    // What is checked is what is sent; an item with no plain copy is judged as given, so that a
+    // known field's own problem is still the one reported.
     const checked = plainCopy(item);
     const judged = checked.ok ? checked.value : item;
     const problem = checked.ok || !checked.unreadable ? this.#problemOf(judged, index, checked) : checked.problem;
