@@ -52,10 +52,9 @@ export const bulkFigure: Figure = {
         sdkPeakRssMb: summarize(pairs.map((p) => p.sdk.peakRssMb)),
         rawPeakRssMb: summarize(pairs.map((p) => p.raw.peakRssMb)),
       },
-      targets: [
-        { target: 'bulk 100k: ≤ 1.10× raw time', met: time.median <= 1.1, measured: `${time.median.toFixed(2)}×` },
-        { target: 'bulk 100k: peak RSS ≤ 2× raw', met: rss.median <= 2, measured: `${rss.median.toFixed(2)}×` },
-      ],
+      // Reported, not a target: issue 9 replaced issue 5's targets (≤ 1.10× time, ≤ 2× RSS) with the
+      // ones a user feels; a first sync runs at the rate limit, where the stream and rate figures hold.
+      targets: [],
     };
   },
 };

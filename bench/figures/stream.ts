@@ -47,7 +47,6 @@ export const streamFigure: Figure = {
     const growthMb = peak(large) - peak(small);
     // What the run holds per extra item at the end of its input (the repeat keys, mostly).
     const liveBytesPerItem = ((live(large) - live(small)) * 2 ** 20) / (large - small);
-    const flat = peak(large) <= peak(small) * 1.1;
     const ratioToRaw = peak(large) / bySize[large]!.rawPeakRssMb.median;
     return {
       figures: { stream_1m_peak_rss_mb: round(peak(large), 1), stream_1m_rss_x_raw: round(ratioToRaw, 3) },
@@ -57,7 +56,9 @@ export const streamFigure: Figure = {
         concurrency: 1,
         nodeFlags: 'defaults (plus --expose-gc for the one GC at the end)',
         bySize,
+        // Issue 5's "flat" target, replaced by the ratio to the raw loop (issue 9): reported only.
         peakGrowth100kTo1mMb: round(growthMb, 1),
+        peakBySizeMb: Object.fromEntries(SIZES.map((size) => [size, round(peak(size), 1)])),
         liveHeapBytesPerExtraItem: round(liveBytesPerItem, 1),
       },
       targets: [
@@ -65,11 +66,6 @@ export const streamFigure: Figure = {
           target: `stream 1M: peak RSS ≤ ${TARGET_X_RAW}× a raw fetch loop sending the same batches`,
           met: ratioToRaw <= TARGET_X_RAW,
           measured: `${ratioToRaw.toFixed(2)}× (${peak(large).toFixed(0)} MB against ${bySize[large]!.rawPeakRssMb.median.toFixed(0)} MB)`,
-        },
-        {
-          target: 'stream: peak RSS flat from 100k to 1M (≤ +10%)',
-          met: flat,
-          measured: SIZES.map((size) => `${size / 1000}k ${peak(size).toFixed(0)} MB`).join(', '),
         },
       ],
     };
