@@ -30,7 +30,7 @@ const FIGURE_IDS = [
   'inbox_receive_sqlite_x_floor', 'inbox_received_per_s_sqlite', 'inbox_worked_per_s_sqlite', 'inbox_worked_per_s_sqlite_2', 'inbox_worked_per_s_sqlite_4',
   'inbox_receive_postgres_x_floor', 'inbox_received_per_s_postgres', 'inbox_worked_per_s_postgres', 'inbox_worked_per_s_postgres_2', 'inbox_worked_per_s_postgres_4',
   'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
-  'cli_100k_time_x_library', 'cli_1gb_rss_x_10mb',
+  'cli_100k_time_x_library', 'cli_100k_floor_x_library', 'cli_1gb_rss_x_10mb',
 ];
 
 function selected(): Figure[] {
