@@ -45,28 +45,33 @@ export function formatOf(file: string, explicit: string | undefined): InputForma
   throw new UsageError(`Cannot tell the format of ${file} from its extension: pass --format csv|jsonl|json.`);
 }
 
-const READ_SIZE = 64 * 1024;
-
 /**
- * The file as text, read into one buffer again and again. A read stream's fresh chunk per read is
- * freed only when the garbage collector gets to it, and over a long run the allocator kept that
- * backlog resident (a 1 GB file peaked 60% above a 10 MB one). Chunks stay under 128 KB, V8's
- * large-object size: a larger string goes straight to the old generation, and every line sliced
- * from it keeps it there. CSV stays on a read stream: csv-parse keeps references into its chunks.
+ * The file's bytes, read into one buffer again and again: a chunk is valid until the next one is
+ * asked for. A read stream's fresh chunk per read is freed only when the garbage collector gets to
+ * it, and over a long run the allocator kept that backlog resident (a 1 GB file peaked 60% above a
+ * 10 MB one). CSV stays on a read stream: csv-parse keeps references into its chunks.
  */
-async function* readText(file: string): AsyncGenerator<string> {
+export async function* readChunks(file: string, size: number): AsyncGenerator<Buffer> {
   const handle = await open(file);
   try {
-    const buffer = Buffer.allocUnsafe(READ_SIZE);
-    const decoder = new StringDecoder('utf8');
-    for (let read = await handle.read(buffer, 0, READ_SIZE); read.bytesRead > 0; read = await handle.read(buffer, 0, READ_SIZE)) {
-      yield decoder.write(buffer.subarray(0, read.bytesRead));
+    const buffer = Buffer.allocUnsafe(size);
+    for (let read = await handle.read(buffer, 0, size); read.bytesRead > 0; read = await handle.read(buffer, 0, size)) {
+      yield buffer.subarray(0, read.bytesRead);
     }
-    const rest = decoder.end();
-    if (rest !== '') yield rest;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The file as text. Chunks stay under 128 KB, V8's large-object size: a larger string goes straight
+ * to the old generation, and every line sliced from it keeps it there.
+ */
+async function* readText(file: string): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of readChunks(file, 64 * 1024)) yield decoder.write(chunk);
+  const rest = decoder.end();
+  if (rest !== '') yield rest;
 }
 
 function fail(line: number, message: string): never {
