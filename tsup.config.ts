@@ -11,6 +11,10 @@ const entries = {
   'inbox-postgres': 'src/inbox/postgres/index.ts',
   redis: 'src/redis/index.ts',
   otel: 'src/otel/index.ts',
+  sync: 'src/sync/index.ts',
+  'sync-sqlite': 'src/sync/sqlite/index.ts',
+  'sync-postgres': 'src/sync/postgres/index.ts',
+  dashboard: 'src/dashboard/index.ts',
 };
 
 const shared: Options = {

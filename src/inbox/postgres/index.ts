@@ -4,18 +4,13 @@
  * Claims with `FOR UPDATE SKIP LOCKED`; new entries wake workers with `LISTEN/NOTIFY`, and workers
  * also poll, so that it works through PgBouncer in transaction mode (where LISTEN does not).
  */
-import type { Pool, PoolClient, PoolConfig } from 'pg';
-import { ConfigurationError } from '../../errors/integration-error.ts';
+import type { PoolClient } from 'pg';
+import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
 import type { InboxRow, InboxStore } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
-export interface PostgresStoreOptions {
-  connectionString?: string;
-  /** Extra `pg.Pool` settings when the store makes its own pool. */
-  poolConfig?: PoolConfig;
-  /** An existing `pg.Pool`; the store does not end it on `close()`. */
-  pool?: Pool;
+export interface PostgresStoreOptions extends PostgresConnectionOptions {
   /** The schema holding the inbox's table, created by `migrate()`. @default 'integration_inbox' */
   schema?: string;
   /**
@@ -33,15 +28,6 @@ const COLUMNS = INBOX_COLUMNS;
 
 
 
-async function loadPg(): Promise<typeof import('pg')> {
-  try {
-    const module = (await import('pg')) as typeof import('pg') & { default?: typeof import('pg') };
-    return module.default ?? module;
-  } catch (error) {
-    throw new ConfigurationError('postgresStore needs the `pg` package (>= 8): npm install pg', { cause: error });
-  }
-}
-
 /**
  * The inbox store on Postgres.
  *
@@ -56,89 +42,47 @@ async function loadPg(): Promise<typeof import('pg')> {
  * ```
  */
 export function postgresStore(options: PostgresStoreOptions): InboxStore {
-  if (!options || (!options.pool && !options.connectionString && !options.poolConfig)) {
-    throw new ConfigurationError('postgresStore needs { connectionString }, { poolConfig } or { pool }.');
-  }
-  const schema = options.schema ?? 'integration_inbox';
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw new ConfigurationError('postgresStore: schema must be a lowercase SQL identifier (letters, digits, underscores).');
-  }
+  const schema = checkPostgresOptions('postgresStore', options, options?.schema ?? 'integration_inbox');
   const table = `"${schema}".inbox_entries`;
   const channel = `${schema}_inbox`;
-  let pool: Promise<Pool> | undefined;
-  const ownsPool = !options.pool;
+  const db = postgresPool('postgresStore', options);
+  const getPool = db.get;
+  const query = db.query;
   const listeners = new Set<PoolClient>();
 
-  let closed = false;
+  const migrate = () =>
+    db.migrateOnce(`integration-sdk-inbox:${schema}`, async (client) => {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${table} (
+          seq BIGSERIAL PRIMARY KEY,
+          delivery_id TEXT NOT NULL UNIQUE,
+          event TEXT NOT NULL,
+          order_id TEXT,
+          ts BIGINT NOT NULL,
+          payload TEXT,
+          known BOOLEAN NOT NULL,
+          status TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          last_error TEXT,
+          received_at BIGINT NOT NULL,
+          next_attempt_at BIGINT NOT NULL,
+          lease_owner TEXT,
+          lease_until BIGINT,
+          finished_at BIGINT
+        )`);
+      // Partial indexes: a received delivery enters only the pending one (besides its keys and
+      // its order), which keeps the receiver's single insert cheap; each claim and purge query
+      // names the status its index holds.
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_pending ON ${table} (next_attempt_at, seq) WHERE status = 'pending'`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
+      // The full indexes of earlier 0.1 builds, which every insert paid for.
+      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
+    });
 
-  const getPool = () => {
-    // After close() a new pool would open connections nobody ends.
-    if (closed) return Promise.reject(new ConfigurationError('This inbox store is closed.'));
-    return (pool ??= options.pool
-      ? Promise.resolve(options.pool)
-      : loadPg().then((pg) => {
-          const created = new pg.Pool({ connectionString: options.connectionString, ...options.poolConfig });
-          // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
-          created.on('error', () => {});
-          return created;
-        }));
-  };
-
-  async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
-    const result = await (await getPool()).query(sql, params);
-    return result.rows as R[];
-  }
-
-  let migrated: Promise<void> | undefined;
-  async function migrate(): Promise<void> {
-    if (closed) throw new ConfigurationError('This inbox store is closed.');
-    migrated ??= (async () => {
-      const client = await (await getPool()).connect();
-      try {
-        await client.query('BEGIN');
-        // Several processes may start at once: one creates, the others wait and find it made.
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`integration-sdk-inbox:${schema}`]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-        await client.query(`
-          CREATE TABLE IF NOT EXISTS ${table} (
-            seq BIGSERIAL PRIMARY KEY,
-            delivery_id TEXT NOT NULL UNIQUE,
-            event TEXT NOT NULL,
-            order_id TEXT,
-            ts BIGINT NOT NULL,
-            payload TEXT,
-            known BOOLEAN NOT NULL,
-            status TEXT NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            last_error TEXT,
-            received_at BIGINT NOT NULL,
-            next_attempt_at BIGINT NOT NULL,
-            lease_owner TEXT,
-            lease_until BIGINT,
-            finished_at BIGINT
-          )`);
-        // Partial indexes: a received delivery enters only the pending one (besides its keys and
-        // its order), which keeps the receiver's single insert cheap; each claim and purge query
-        // names the status its index holds.
-        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_pending ON ${table} (next_attempt_at, seq) WHERE status = 'pending'`);
-        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
-        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
-        await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
-        // The full indexes of earlier 0.1 builds, which every insert paid for.
-        for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        migrated = undefined;
-        throw error;
-      } finally {
-        client.release();
-      }
-    })();
-    return migrated;
-  }
-
-  const changes = async (sql: string, params: unknown[]) => (await (await getPool()).query(sql, params)).rowCount ?? 0;
+  const changes = db.changes;
 
   // One NOTIFY per burst of inserts, sent after they committed, rather than one inside each insert:
   // a transaction that notifies takes the server's notification-queue lock at commit, so notifying
@@ -158,7 +102,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     );
     void notifying.then(() => {
       notifying = undefined;
-      if (notifyAgain && !closed) {
+      if (notifyAgain && !db.closed) {
         notifyAgain = false;
         wakeWorkers();
       }
@@ -311,12 +255,11 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async close() {
-      closed = true;
+      const ended = db.close();
       await notifying;
       for (const client of listeners) client.release(true);
       listeners.clear();
-      if (ownsPool && pool) await (await pool).end();
-      pool = undefined;
+      await ended;
     },
   };
 }

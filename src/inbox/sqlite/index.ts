@@ -6,7 +6,7 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import type { ClaimRequest, FailRequest, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import { sleep, systemClock } from '../../clock.ts';
+import { openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -18,38 +18,6 @@ export interface SqliteStoreOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
-}
-
-interface Statement {
-  run(...params: unknown[]): { changes: number | bigint };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-interface Database {
-  exec(sql: string): void;
-  prepare(sql: string): Statement;
-  close(): void;
-}
-type DatabaseClass = new (path: string) => Database;
-
-/**
- * `Database` from Node 26, `DatabaseSync` on Node 22–25; a clear error where neither exists.
- * `Database` first: on Node 26 `DatabaseSync` is only a deprecated alias (DEP0210).
- */
-function databaseClass(): DatabaseClass {
-  let sqlite: Record<string, unknown> | undefined;
-  try {
-    sqlite = process.getBuiltinModule?.('node:sqlite') as Record<string, unknown> | undefined;
-  } catch {
-    sqlite = undefined;
-  }
-  const found = sqlite?.Database ?? sqlite?.DatabaseSync;
-  if (typeof found !== 'function') {
-    throw new ConfigurationError(
-      `sqliteStore needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use postgresStore, or upgrade Node.`,
-    );
-  }
-  return found as DatabaseClass;
 }
 
 const SCHEMA = `
@@ -99,11 +67,6 @@ const toEntry = entryFromRow;
 const withPayload = entryWithPayloadFromRow;
 const COLUMNS = INBOX_COLUMNS;
 
-function isBusy(error: unknown): boolean {
-  const text = `${(error as { code?: unknown })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
-  return /SQLITE_BUSY|SQLITE_LOCKED|database is locked|database table is locked/i.test(text);
-}
-
 /**
  * The inbox store on a SQLite file.
  *
@@ -124,64 +87,9 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new ConfigurationError('sqliteStore: busyTimeoutMs must be a number of milliseconds >= 0.');
   }
-  let db: Database | undefined;
-  let closed = false;
-
-  // Prepared once per connection: preparing costs about as much as a small insert.
-  let statements = new Map<string, Statement>();
-  function open(): Database {
-    if (closed) throw new ConfigurationError('This inbox store is closed.');
-    if (db) return db;
-    const Database = databaseClass();
-    const raw = new Database(options.path);
-    statements = new Map();
-    const opened: Database = {
-      exec: (sql) => raw.exec(sql),
-      close: () => raw.close(),
-      prepare(sql) {
-        let statement = statements.get(sql);
-        if (!statement) {
-          statement = raw.prepare(sql);
-          statements.set(sql, statement);
-        }
-        return statement;
-      },
-    };
-    // A short driver-level wait; longer waits happen below, asynchronously.
-    opened.exec('PRAGMA busy_timeout = 50');
-    db = opened;
-    return opened;
-  }
-
-  // node:sqlite is synchronous: a lock held by another process is waited for here, in short async
-  // steps, so that a receiver keeps answering other requests (and can answer 503 in time).
-  async function attempt<T>(operation: (db: Database) => T): Promise<T> {
-    const deadline = systemClock.now() + busyTimeoutMs;
-    for (;;) {
-      try {
-        return operation(open());
-      } catch (error) {
-        if (!isBusy(error) || systemClock.now() >= deadline) throw error;
-      }
-      await sleep(systemClock, 1);
-    }
-  }
-
-  function transaction<T>(database: Database, body: () => T): T {
-    database.exec('BEGIN IMMEDIATE');
-    try {
-      const result = body();
-      database.exec('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        database.exec('ROLLBACK');
-      } catch {
-        // Nothing began, or SQLite already rolled back.
-      }
-      throw error;
-    }
-  }
+  const file = openSqliteFile({ path: options.path, busyTimeoutMs, owner: 'sqliteStore', alternative: 'postgresStore' });
+  const attempt = file.attempt;
+  const transaction = sqliteTransaction;
 
   let migrated = false;
   async function migrate(): Promise<void> {
@@ -335,9 +243,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     async close() {
-      closed = true;
-      db?.close();
-      db = undefined;
+      file.close();
     },
   };
 }

@@ -59,14 +59,13 @@ describe('sqliteStore and the node:sqlite of each Node version', () => {
     await store.close();
   });
 
-  it('fails with a ConfigurationError naming the Node version where node:sqlite is missing', async () => {
+  it('fails at construction with a ConfigurationError naming the Node version where node:sqlite is missing', () => {
     vi.spyOn(process, 'getBuiltinModule').mockImplementation(((id: string) => {
       if (id === 'node:sqlite') throw Object.assign(new Error('No such built-in module: node:sqlite'), { code: 'ERR_UNKNOWN_BUILTIN_MODULE' });
       return getBuiltinModule(id);
     }) as typeof process.getBuiltinModule);
-    const store = sqliteStore({ path: freshPath() });
-    await expect(store.migrate()).rejects.toThrow(ConfigurationError);
-    await expect(store.migrate()).rejects.toThrow(/Node >= 22\.13/);
+    expect(() => sqliteStore({ path: freshPath() })).toThrow(ConfigurationError);
+    expect(() => sqliteStore({ path: freshPath() })).toThrow(/Node >= 22\.13/);
   });
 });
 

@@ -1,0 +1,141 @@
+/**
+ * One way to open a SQLite file for the SDK's stores (the inbox's, the sync state's): `node:sqlite`
+ * feature detection across Node 22–26, prepared statements cached per connection, and waits for a
+ * lock held by another connection taken asynchronously, so the event loop keeps serving.
+ */
+import { ConfigurationError } from '../errors/integration-error.ts';
+import { sleep, systemClock } from '../clock.ts';
+
+export interface SqliteStatement {
+  run(...params: unknown[]): { changes: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+export interface SqliteDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): SqliteStatement;
+  close(): void;
+}
+type DatabaseClass = new (path: string) => SqliteDatabase;
+
+/**
+ * `Database` from Node 26, `DatabaseSync` on Node 22–25; a `ConfigurationError` naming `owner`
+ * where neither exists. `Database` first: on Node 26 `DatabaseSync` is a deprecated alias (DEP0210).
+ */
+export function sqliteDatabaseClass(owner: string, alternative: string): DatabaseClass {
+  let sqlite: Record<string, unknown> | undefined;
+  try {
+    sqlite = process.getBuiltinModule?.('node:sqlite') as Record<string, unknown> | undefined;
+  } catch {
+    sqlite = undefined;
+  }
+  const found = sqlite?.Database ?? sqlite?.DatabaseSync;
+  if (typeof found !== 'function') {
+    throw new ConfigurationError(
+      `${owner} needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use ${alternative}, or upgrade Node.`,
+    );
+  }
+  return found as DatabaseClass;
+}
+
+/** Whether a driver error means another connection holds the lock (worth waiting for). */
+export function isSqliteBusy(error: unknown): boolean {
+  const text = `${(error as { code?: unknown })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
+  return /SQLITE_BUSY|SQLITE_LOCKED|database is locked|database table is locked/i.test(text);
+}
+
+/** Runs `body` in a `BEGIN IMMEDIATE` transaction: commits its result, rolls back on a throw. */
+export function sqliteTransaction<T>(database: SqliteDatabase, body: () => T): T {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const result = body();
+    database.exec('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      database.exec('ROLLBACK');
+    } catch {
+      // Nothing began, or SQLite already rolled back.
+    }
+    throw error;
+  }
+}
+
+export interface SqliteFileOptions {
+  path: string;
+  /** Longest wait for a lock held by another connection, per operation, in ms. */
+  busyTimeoutMs: number;
+  /** Names the store in errors ("sqliteStore", "sqliteSyncState"). */
+  owner: string;
+  /** The store to use instead on a Node without `node:sqlite` ("postgresStore"). */
+  alternative: string;
+}
+
+/** A lazily opened SQLite file. */
+export interface SqliteFile {
+  /**
+   * Runs `operation` on the database, trying again in short asynchronous steps while another
+   * connection holds the lock, until `deadlineMs` from now (default `busyTimeoutMs`).
+   */
+  attempt<T>(operation: (database: SqliteDatabase) => T, deadlineMs?: number): Promise<T>;
+  /** Whether `close()` was called. */
+  readonly closed: boolean;
+  close(): void;
+}
+
+/**
+ * Opens (on first use) the SQLite file of a store. Checks at once that `node:sqlite` exists, so a
+ * store made on a Node without it fails at construction, not at its first query.
+ */
+export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
+  const Database = sqliteDatabaseClass(options.owner, options.alternative);
+  let db: SqliteDatabase | undefined;
+  let closed = false;
+  // Prepared once per connection: preparing costs about as much as a small insert.
+  let statements = new Map<string, SqliteStatement>();
+
+  function open(): SqliteDatabase {
+    if (closed) throw new ConfigurationError(`This ${options.owner} is closed.`);
+    if (db) return db;
+    const raw = new Database(options.path);
+    statements = new Map();
+    const opened: SqliteDatabase = {
+      exec: (sql) => raw.exec(sql),
+      close: () => raw.close(),
+      prepare(sql) {
+        let statement = statements.get(sql);
+        if (!statement) {
+          statement = raw.prepare(sql);
+          statements.set(sql, statement);
+        }
+        return statement;
+      },
+    };
+    // A short driver-level wait; longer waits happen in attempt(), asynchronously.
+    opened.exec('PRAGMA busy_timeout = 50');
+    db = opened;
+    return opened;
+  }
+
+  return {
+    async attempt(operation, deadlineMs = options.busyTimeoutMs) {
+      const deadline = systemClock.now() + deadlineMs;
+      for (;;) {
+        try {
+          return operation(open());
+        } catch (error) {
+          if (!isSqliteBusy(error) || systemClock.now() >= deadline) throw error;
+        }
+        await sleep(systemClock, 1);
+      }
+    },
+    get closed() {
+      return closed;
+    },
+    close() {
+      closed = true;
+      db?.close();
+      db = undefined;
+    },
+  };
+}

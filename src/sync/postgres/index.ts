@@ -1,0 +1,2 @@
+// Placeholder entry: filled in by its issue's work.
+export {};
