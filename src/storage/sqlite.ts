@@ -139,3 +139,12 @@ export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
     },
   };
 }
+
+/**
+ * Adds a column to an existing table unless it is there (SQLite has no `ADD COLUMN IF NOT
+ * EXISTS`): how a store migrates a database written by an earlier version.
+ */
+export function addSqliteColumn(database: SqliteDatabase, table: string, column: string, definition: string): void {
+  const columns = database.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+  if (!columns.some((existing) => existing.name === column)) database.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+}
