@@ -43,7 +43,13 @@ export class DeliveryEngine {
   readonly #options: DeliveryEngineOptions;
   readonly #timers = new Map<string, () => void>();
   readonly #active = new Set<string>();
-  readonly #abort = new AbortController();
+  /**
+   * One controller per attempt in flight, aborted by `close()`. A single signal shared by every
+   * attempt would collect one 'abort' listener per attempt: hundreds of deliveries in flight made
+   * Node 20 print MaxListenersExceededWarning.
+   */
+  readonly #inFlight = new Set<AbortController>();
+  #closed = false;
   #waiters: Waiter[] = [];
 
   constructor(options: DeliveryEngineOptions) {
@@ -77,7 +83,7 @@ export class DeliveryEngine {
 
   /** Resolves once no delivery is in flight or waiting for a retry (all `delivered` or `dead`). */
   idle(): Promise<void> {
-    return this.#wait(() => this.#active.size === 0 || this.#abort.signal.aborted);
+    return this.#wait(() => this.#active.size === 0 || this.#closed);
   }
 
   /** Resolves with the delivery once `until` holds (default: `delivered` or `dead`). */
@@ -93,7 +99,9 @@ export class DeliveryEngine {
 
   /** Cancels every retry timer and in-flight attempt; pending waits settle. */
   close(): void {
-    this.#abort.abort();
+    this.#closed = true;
+    for (const attempt of this.#inFlight) attempt.abort();
+    this.#inFlight.clear();
     for (const id of [...this.#timers.keys()]) this.#stopTimer(id);
     this.#notify(); // settles `idle()` waiters
     for (const waiter of this.#waiters) waiter.reject(new Error('The sandbox was closed.'));
@@ -103,7 +111,7 @@ export class DeliveryEngine {
   async #attempt(record: DeliveryRecord): Promise<void> {
     const { state, clock } = this.#options;
     const endpoint = state.webhooks.get(record.webhook_id);
-    if (!endpoint || this.#abort.signal.aborted) return;
+    if (!endpoint || this.#closed) return;
     record.attempt_count += 1;
     record.status = 'pending';
     record.next_attempt_at = null;
@@ -114,7 +122,7 @@ export class DeliveryEngine {
     } catch (error) {
       outcome = { status: null, error: `sandbox could not send: ${error instanceof Error ? error.message : String(error)}` };
     }
-    if (this.#abort.signal.aborted || !state.deliveries.has(record.id)) return;
+    if (this.#closed || !state.deliveries.has(record.id)) return;
     record.response_status = outcome.status;
     if (outcome.error === null) {
       record.status = 'delivered';
@@ -141,6 +149,16 @@ export class DeliveryEngine {
 
   /** Spec 6.1/6.2: same delivery id every attempt; new timestamp and signature each time. */
   async #send(record: DeliveryRecord, endpoint: WebhookEndpointRecord): Promise<AttemptOutcome> {
+    const attempt = new AbortController();
+    this.#inFlight.add(attempt);
+    try {
+      return await this.#post(record, endpoint, attempt.signal);
+    } finally {
+      this.#inFlight.delete(attempt);
+    }
+  }
+
+  async #post(record: DeliveryRecord, endpoint: WebhookEndpointRecord, signal: AbortSignal): Promise<AttemptOutcome> {
     const { clock, receivers, answerTimeoutMs } = this.#options;
     const url = new URL(endpoint.url);
     const blocked = await receivers.blockReason(url);
@@ -155,7 +173,7 @@ export class DeliveryEngine {
       'x-service-timestamp': String(ts),
       'x-service-signature-256': signDelivery(endpoint.secret, ts, body),
     };
-    return postOnce(url, headers, body, { clock, timeoutMs: answerTimeoutMs, signal: this.#abort.signal });
+    return postOnce(url, headers, body, { clock, timeoutMs: answerTimeoutMs, signal });
   }
 
   #stopTimer(id: string): void {
