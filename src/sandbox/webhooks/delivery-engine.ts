@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { isoAt } from '../clock.ts';
+import { endpointShape, safeLog, type SandboxDeliveryLog } from '../log.ts';
 import type { DeliveryRecord, SandboxState, WebhookEndpointRecord } from '../state.ts';
 import { postOnce, type AttemptOutcome } from './post-once.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -26,6 +27,8 @@ export interface DeliveryEngineOptions {
   timeScale: number;
   answerTimeoutMs: number;
   receivers: ReceiverPolicy;
+  /** Told about every attempt that finished. */
+  log?: (entry: SandboxDeliveryLog) => void;
 }
 
 interface Waiter {
@@ -51,9 +54,11 @@ export class DeliveryEngine {
   readonly #inFlight = new Set<AbortController>();
   #closed = false;
   #waiters: Waiter[] = [];
+  readonly #log: (entry: SandboxDeliveryLog) => void;
 
   constructor(options: DeliveryEngineOptions) {
     this.#options = options;
+    this.#log = safeLog(options.log);
   }
 
   /** Creates one delivery per endpoint and starts attempt 1 of each; returns their ids. */
@@ -124,6 +129,7 @@ export class DeliveryEngine {
     }
     if (this.#closed || !state.deliveries.has(record.id)) return;
     record.response_status = outcome.status;
+    let retryInMs: number | null = null;
     if (outcome.error === null) {
       record.status = 'delivered';
       endpoint.consecutive_failures = 0;
@@ -137,6 +143,7 @@ export class DeliveryEngine {
         this.#active.delete(record.id);
       } else {
         record.status = 'retrying';
+        retryInMs = delay;
         record.next_attempt_at = isoAt(clock, delay);
         this.#timers.set(record.id, clock.setTimeout(() => {
           this.#timers.delete(record.id);
@@ -144,7 +151,17 @@ export class DeliveryEngine {
         }, delay));
       }
     }
+    this.#report(record, endpoint, outcome, retryInMs);
     this.#notify();
+  }
+
+  #report(record: DeliveryRecord, endpoint: WebhookEndpointRecord, outcome: AttemptOutcome, retryInMs: number | null): void {
+    this.#log({
+      type: 'delivery', event: record.event, deliveryId: record.id, webhookId: endpoint.id, endpoint: endpointShape(endpoint.url),
+      attempt: record.attempt_count, maxAttempts: MAX_ATTEMPTS, status: outcome.status,
+      outcome: record.status === 'retrying' ? 'retrying' : record.status === 'dead' ? 'dead' : 'delivered',
+      error: outcome.error, retryInMs,
+    });
   }
 
   /** Spec 6.1/6.2: same delivery id every attempt; new timestamp and signature each time. */
