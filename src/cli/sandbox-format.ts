@@ -4,7 +4,7 @@ import type { SandboxLogEntry } from '../sandbox/index.ts';
 
 /**
  * One log line: `HH:MM:SS  POST   /integration/v1/orders/:id  200  3 ms`, or for a delivery attempt
- * `HH:MM:SS  order.created → http://127.0.0.1:3000/hooks  500  attempt 1/6 failed, next in 60 s`.
+ * `HH:MM:SS  order.created        http://127.0.0.1:3000/hooks  500  attempt 1/6, retry in 60 s`.
  * Routes are templates and endpoints have no query: no id, key, secret or payload is printed.
  */
 export function formatLogEntry(entry: SandboxLogEntry, at = new Date()): string {
@@ -15,11 +15,11 @@ export function formatLogEntry(entry: SandboxLogEntry, at = new Date()): string 
   const answer = entry.status === null ? noAnswer(entry.error) : String(entry.status);
   const attempt = `attempt ${entry.attempt}/${entry.maxAttempts}`;
   const outcome = entry.outcome === 'delivered'
-    ? 'delivered'
+    ? ' delivered'
     : entry.outcome === 'dead'
-      ? 'failed: dead, no attempt left'
-      : `failed, next in ${duration(entry.retryInMs ?? 0)}`;
-  return `${time}  ${entry.event.padEnd(20)} → ${entry.endpoint}  ${answer}  ${attempt} ${outcome}`;
+      ? ', dead (no attempt left)'
+      : `, retry in ${duration(entry.retryInMs ?? 0)}`;
+  return `${time}  ${entry.event.padEnd(20)} ${entry.endpoint}  ${answer}  ${attempt}${outcome}`;
 }
 
 /** A word for an attempt without an HTTP answer. */

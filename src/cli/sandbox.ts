@@ -81,36 +81,52 @@ function listenFailure(error: unknown, port: number): UsageError | null {
   return null;
 }
 
+const WIDTH = 99;
+const LABEL = 12;
+
 function banner(sandbox: Sandbox, scale: number): string {
   const { seed } = sandbox;
-  const key = (name: 'oneStore' | 'readOnly') => {
+  const keyLine = (name: 'full' | 'oneStore' | 'readOnly') => {
     const info = seed.keys[name];
-    const stores = info.storeIds.length === 0 ? 'all stores' : `store ${info.storeIds.join(', ')}`;
-    return `  ${name.padEnd(9)} ${info.apiKey}\n            scopes: ${info.scopes.join(' ')}; ${stores}`;
+    const scopes = info.scopes.length === 6 ? 'every scope' : info.scopes.join(' ');
+    const stores = info.storeIds.length === 0 ? 'all stores' : `${info.storeIds.map((id) => seed.stores.find((s) => s.id === id)?.name ?? id).join(', ')} only`;
+    return `  ${name.padEnd(9)}${info.apiKey.padEnd(52)}${scopes}, ${stores}`;
   };
-  const window = scale === 1
-    ? `Webhook retries at real speed: attempt 6 comes ${duration(RETRY_WINDOW_MS)} after attempt 1 (--time-scale 0.001 makes it ${duration(RETRY_WINDOW_MS * 0.001)}).`
-    : `Webhook retries scaled by ${scale}: attempt 6 comes ${duration(RETRY_WINDOW_MS * scale)} after attempt 1 (${duration(RETRY_WINDOW_MS)} unscaled).`;
+  const retries = scale === 1
+    ? `6 attempts over ${duration(RETRY_WINDOW_MS)} (real speed; --time-scale 0.001 makes it ${duration(RETRY_WINDOW_MS * 0.001)})`
+    : `scaled by ${scale}: attempt 6 comes ${duration(RETRY_WINDOW_MS * scale)} after attempt 1 (${duration(RETRY_WINDOW_MS)} unscaled)`;
   return [
-    `Integration API sandbox listening on ${sandbox.url}  (API under /integration/v1, state in memory)`,
+    `Integration API sandbox listening on ${sandbox.url} (state in memory; Ctrl-C to stop)`,
     '',
-    'Ready. Point your integration at it (the keys never change, so a .env keeps working):',
+    'Ready. In your shell or .env (the keys never change, so it keeps working):',
     `export INTEGRATION_BASE_URL=${sandbox.url} INTEGRATION_API_KEY=${sandbox.keys.full}`,
     '',
-    'Keys (send as X-API-Key):',
-    `  full      ${sandbox.keys.full}\n            every scope; all stores`,
-    key('oneStore'),
-    key('readOnly'),
-    `Merchant ${seed.merchantId}`,
-    ...seed.stores.map((s) => `  store ${s.id}  ${s.name}`),
-    `Customers: ${seed.customers.map((c) => `${c.name} ${c.phone} (${c.points} pts)`).join(', ')}`,
-    `Coupons: ${Object.entries(seed.coupons).map(([kind, code]) => `${code} (${kind})`).join(', ')}`,
-    window,
+    'Keys (X-API-Key):',
+    keyLine('full'),
+    keyLine('oneStore'),
+    keyLine('readOnly'),
+    labelled('Merchant:', [seed.merchantId]),
+    ...seed.stores.map((s, i) => `${(i === 0 ? 'Stores:' : '').padEnd(LABEL)}${s.id}  ${s.name}`),
+    labelled('Customers:', seed.customers.map((c) => `${c.name} ${c.phone} (${c.points} pts)`)),
+    labelled('Coupons:', Object.entries(seed.coupons).map(([kind, code]) => `${code} (${kind})`)),
+    labelled('Retries:', [retries]),
     '',
     'Make things happen, from another terminal:',
     '  integration-sdk sandbox order create [--store <id>]',
     '  integration-sdk sandbox order status <order_id> <status>',
     '  integration-sdk sandbox deliver --url <url> [--event order.created|webhook.test]',
-    'Log: one line per request and per delivery attempt. Ctrl-C to stop.',
+    'Log: one line per request and per delivery attempt.',
   ].join('\n');
+}
+
+/** `Label:     a, b, c`, wrapped under the label's column to fit a 99-column terminal. */
+function labelled(label: string, items: string[]): string {
+  const lines = [''];
+  items.forEach((item, i) => {
+    const text = i < items.length - 1 ? `${item},` : item;
+    const current = lines[lines.length - 1] ?? '';
+    if (current !== '' && LABEL + current.length + 1 + text.length > WIDTH) lines.push(text);
+    else lines[lines.length - 1] = current === '' ? text : `${current} ${text}`;
+  });
+  return lines.map((line, i) => `${(i === 0 ? label : '').padEnd(LABEL)}${line}`).join('\n');
 }

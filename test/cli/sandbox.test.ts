@@ -50,7 +50,7 @@ async function startCli(args: string[]): Promise<RunningSandbox> {
     check();
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
   });
-  await waitFor(/Ctrl-C to stop/);
+  await waitFor(/^Log: one line per request/);
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
   return { child, url, output: () => output, waitFor };
 }
@@ -80,7 +80,7 @@ describe('integration-sdk sandbox', () => {
     started.stdout.on('data', (c: Buffer) => (output += c.toString()));
     started.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = once(started, 'exit');
-    await Promise.race([exited, new Promise<void>((resolve) => started.stdout.on('data', () => output.includes('Ctrl-C') && resolve()))]);
+    await Promise.race([exited, new Promise<void>((resolve) => started.stdout.on('data', () => output.includes('\nLog: one line') && resolve()))]);
     if (started.exitCode === null) {
       expect(output).toMatch(/^Integration API sandbox listening on http:\/\/127\.0\.0\.1:4010 /);
       started.kill('SIGTERM');
@@ -95,9 +95,11 @@ describe('integration-sdk sandbox', () => {
     const sandbox = await startCli(['--port', '0', '--time-scale=0.001']);
     const output = sandbox.output();
     expect(output).toContain(`\nexport INTEGRATION_BASE_URL=${sandbox.url} INTEGRATION_API_KEY=service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254\n`);
-    expect(output).toMatch(/oneStore\s+service_sbxstore01_/);
-    expect(output).toMatch(/readOnly\s+service_sbxread01_/);
-    expect(output).toContain('Webhook retries scaled by 0.001: attempt 6 comes 52.6 s after attempt 1 (14 h 36 min unscaled).');
+    expect(output).toMatch(/^ {2}oneStore +service_sbxstore01_\w+ +every scope, Loja Centro only$/m);
+    expect(output).toMatch(/^ {2}readOnly +service_sbxread01_\w+ +orders:read loyalty:read, all stores$/m);
+    expect(output).toContain('Retries:    scaled by 0.001: attempt 6 comes 52.6 s after attempt 1 (14 h 36 min unscaled)\n');
+    // Fits a 99-column terminal, except the export line, which must stay one line to be pasted.
+    expect(output.split('\n').filter((line) => line.length > 99 && !line.startsWith('export '))).toEqual([]);
     expect(output).toContain('integration-sdk sandbox order create');
     const health = await fetch(`${sandbox.url}/integration/v1/health`, { headers: { 'x-api-key': 'service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254' } });
     expect(health.status).toBe(200);
@@ -148,12 +150,12 @@ describe('integration-sdk sandbox', () => {
     expect(receiver.received.map((r) => r.headers['x-service-event'])).toEqual(['order.created', 'order.created', 'order.status_changed']);
 
     const endpoint = escape(receiver.url);
-    await sandbox.waitFor(new RegExp(`order\\.status_changed +→ ${endpoint} {2}200 {2}attempt 1/6 delivered$`));
+    await sandbox.waitFor(new RegExp(`order\\.status_changed ${endpoint} {2}200 {2}attempt 1/6 delivered$`));
     const log = sandbox.output();
     expect(log).toMatch(/POST {3}\/_sandbox\/deliveries +200 {2}\d+ ms$/m);
     expect(log).toMatch(/POST {3}\/_sandbox\/orders +201 {2}\d+ ms$/m);
     expect(log).toMatch(/POST {3}\/_sandbox\/orders\/:id\/status +200 {2}\d+ ms$/m);
-    expect(log.match(new RegExp(`order\\.created +→ ${endpoint} {2}200 {2}attempt 1/6 delivered$`, 'gm'))).toHaveLength(2);
+    expect(log.match(new RegExp(`order\\.created +${endpoint} {2}200 {2}attempt 1/6 delivered$`, 'gm'))).toHaveLength(2);
     expect(log).not.toContain(secret);
     expect(log).not.toContain(orderId);
   });
@@ -164,10 +166,10 @@ describe('integration-sdk sandbox', () => {
     const deliver = await runCli(['sandbox', 'deliver', '--url', down, '--event', 'webhook.test'], { env: { INTEGRATION_BASE_URL: `${sandbox.url}/integration/v1` } });
     expect(deliver.code).toBe(1);
     expect(deliver.stdout).toMatch(/webhook\.test: attempt 1\/6 failed, refused \(connection failed: .*\); the sandbox tries again in \d+ ms/);
-    await sandbox.waitFor(/attempt 6\/6 failed: dead, no attempt left$/);
-    const attempts = sandbox.output().split('\n').filter((line) => line.includes(`webhook.test${' '.repeat(8)} → ${down}  refused  attempt`));
+    await sandbox.waitFor(/attempt 6\/6, dead \(no attempt left\)$/);
+    const attempts = sandbox.output().split('\n').filter((line) => line.includes(`webhook.test${' '.repeat(9)}${down}  refused  attempt`));
     expect(attempts.map((line) => /attempt (\d)\/6/.exec(line)?.[1])).toEqual(['1', '2', '3', '4', '5', '6']);
-    expect(attempts[0]).toMatch(/attempt 1\/6 failed, next in 1 ms$/);
+    expect(attempts[0]).toMatch(/attempt 1\/6, retry in 1 ms$/);
   });
 
   test('the controls: no sandbox running, an unknown order, a bad status; each one sentence', async () => {
@@ -210,9 +212,9 @@ describe('the sandbox log line', () => {
     expect(formatLogEntry({ type: 'request', method: 'GET', route: '/integration/v1/health', status: null, ms: 1 }, at)).toContain(' dropped  1 ms');
     const attempt = { type: 'delivery', event: 'order.created', deliveryId: 'd', webhookId: 'w', endpoint: 'http://127.0.0.1:3000/hooks', attempt: 2, maxAttempts: 6 } as const;
     expect(formatLogEntry({ ...attempt, status: 500, outcome: 'retrying', error: 'receiver answered 500', retryInMs: 300_000 }, at))
-      .toBe('09:41:07  order.created        → http://127.0.0.1:3000/hooks  500  attempt 2/6 failed, next in 5 min');
+      .toBe('09:41:07  order.created        http://127.0.0.1:3000/hooks  500  attempt 2/6, retry in 5 min');
     expect(formatLogEntry({ ...attempt, status: null, outcome: 'dead', error: 'timeout: no complete answer within 10 s', retryInMs: null }, at))
-      .toMatch(/ timeout {2}attempt 2\/6 failed: dead, no attempt left$/);
+      .toMatch(/ timeout {2}attempt 2\/6, dead \(no attempt left\)$/);
     expect(formatLogEntry({ ...attempt, status: 200, outcome: 'delivered', error: null, retryInMs: null }, at)).toMatch(/ 200 {2}attempt 2\/6 delivered$/);
   });
 
