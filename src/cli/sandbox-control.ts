@@ -154,7 +154,7 @@ function describeOrder({ order, previous_status, deliveries }: OrderAnswer, even
     lines.push(`Order ${order.display_number}: ${previous_status} → ${order.status}.`);
   }
   if (deliveries.length === 0) {
-    lines.push(`No endpoint subscribes to ${event} for this store: register one (integration-sdk webhooks create, or integration-sdk sandbox deliver --url <url>).`);
+    lines.push(`No endpoint subscribes to ${event} for this store: register one with`, '  integration-sdk webhooks create, or integration-sdk sandbox deliver --url <url>');
   } else {
     lines.push(`${event} sent to ${deliveries.length === 1 ? '1 endpoint' : `${deliveries.length} endpoints`} (the sandbox's log shows each attempt):`);
     for (const d of deliveries) lines.push(`  → ${shape(d.url)}`);
@@ -163,22 +163,25 @@ function describeOrder({ order, previous_status, deliveries }: OrderAnswer, even
 }
 
 function describeDelivery({ delivery, order_id, webhook }: DeliverAnswer): string {
-  const what = order_id === null ? delivery.event : `${delivery.event} of a new order (order_id ${order_id})`;
   const lines = [
-    webhook.registered
-      ? `Registered endpoint ${webhook.id} for ${shape(webhook.url)} (${webhook.events.join(', ')}): later orders reach it too.`
-      : `Using endpoint ${webhook.id}, registered for ${shape(webhook.url)}.`,
-    `Signed with its secret ${webhook.secret}`,
-    '  (X-Service-Signature-256 = sha256=HMAC-SHA256(secret, "<X-Service-Timestamp>.<raw body>"))',
+    `${webhook.registered ? 'Registered endpoint' : 'Using endpoint'} ${webhook.id} for ${shape(webhook.url)}`,
+    webhook.registered ? `  events ${webhook.events.join(', ')}: later orders reach it too.` : `  events ${webhook.events.join(', ')}.`,
+    `Secret: ${webhook.secret}`,
+    '  X-Service-Signature-256 is sha256=HMAC-SHA256(secret, "<X-Service-Timestamp>.<raw body>")',
   ];
+  lines.push(order_id === null ? delivery.event : `${delivery.event}, new order ${order_id}`);
   const attempt = `attempt ${delivery.attempt_count}/6`;
   if (delivery.status === 'delivered') {
-    lines.push(`${what}: ${attempt} answered ${delivery.response_status}, delivered.`);
+    lines.push(`  ${attempt} answered ${delivery.response_status}: delivered.`);
+    return lines.join('\n');
+  }
+  const answer = delivery.response_status === null ? noAnswer(delivery.last_error) : `answered ${delivery.response_status}`;
+  lines.push(`  ${attempt} failed, ${answer}: ${delivery.last_error}`);
+  if (delivery.status === 'dead') {
+    lines.push('  The delivery is dead.');
   } else {
-    const answer = delivery.response_status === null ? noAnswer(delivery.last_error) : `answered ${delivery.response_status}`;
     const wait = delivery.next_attempt_at === null ? 0 : Math.max(0, Date.parse(delivery.next_attempt_at) - Date.now());
-    const next = delivery.status === 'dead' ? 'the delivery is dead.' : `the sandbox tries again in ${duration(wait)} (its log shows each attempt).`;
-    lines.push(`${what}: ${attempt} failed, ${answer} (${delivery.last_error}); ${next}`);
+    lines.push(`  The sandbox tries again in ${duration(wait)}; its log shows each attempt.`);
   }
   return lines.join('\n');
 }

@@ -131,9 +131,9 @@ describe('integration-sdk sandbox', () => {
 
     const deliver = await runCli(['sandbox', 'deliver', '--url', receiver.url], { env });
     expect(deliver.code).toBe(0);
-    const secret = /secret (whsec_[0-9a-f]{64})/.exec(deliver.stdout)?.[1] ?? '';
-    expect(deliver.stdout).toMatch(/^Registered endpoint [0-9a-f-]{36} for http:\/\/127\.0\.0\.1:\d+\/hooks/);
-    expect(deliver.stdout).toMatch(/attempt 1\/6 answered 200, delivered\.$/m);
+    const secret = /^Secret: (whsec_[0-9a-f]{64})$/m.exec(deliver.stdout)?.[1] ?? '';
+    expect(deliver.stdout).toMatch(/^Registered endpoint [0-9a-f-]{36} for http:\/\/127\.0\.0\.1:\d+\/hooks\n {2}events order\.created, order\.status_changed: later orders reach it too\.$/m);
+    expect(deliver.stdout).toMatch(/^order\.created, new order [0-9a-f-]{36}\n {2}attempt 1\/6 answered 200: delivered\.$/m);
     const [first] = receiver.received as [typeof receiver.received[0]];
     expect(first.headers['x-service-signature-256']).toBe(expectedSignature(secret, String(first.headers['x-service-timestamp']), first.rawBody));
 
@@ -149,6 +149,7 @@ describe('integration-sdk sandbox', () => {
     await receiver.waitForRequests(3);
     expect(receiver.received.map((r) => r.headers['x-service-event'])).toEqual(['order.created', 'order.created', 'order.status_changed']);
 
+    for (const output of [deliver.stdout, created.stdout, changed.stdout]) expect(output.split('\n').filter((line) => line.length > 99)).toEqual([]);
     const endpoint = escape(receiver.url);
     await sandbox.waitFor(new RegExp(`order\\.status_changed ${endpoint} {2}200 {2}attempt 1/6 delivered$`));
     const log = sandbox.output();
@@ -165,7 +166,7 @@ describe('integration-sdk sandbox', () => {
     const down = 'http://127.0.0.1:9/down';
     const deliver = await runCli(['sandbox', 'deliver', '--url', down, '--event', 'webhook.test'], { env: { INTEGRATION_BASE_URL: `${sandbox.url}/integration/v1` } });
     expect(deliver.code).toBe(1);
-    expect(deliver.stdout).toMatch(/webhook\.test: attempt 1\/6 failed, refused \(connection failed: .*\); the sandbox tries again in \d+ ms/);
+    expect(deliver.stdout).toMatch(/^webhook\.test\n {2}attempt 1\/6 failed, refused: connection failed: .*\n {2}The sandbox tries again in \d+ ms; its log shows each attempt\.$/m);
     await sandbox.waitFor(/attempt 6\/6, dead \(no attempt left\)$/);
     const attempts = sandbox.output().split('\n').filter((line) => line.includes(`webhook.test${' '.repeat(9)}${down}  refused  attempt`));
     expect(attempts.map((line) => /attempt (\d)\/6/.exec(line)?.[1])).toEqual(['1', '2', '3', '4', '5', '6']);
