@@ -118,7 +118,7 @@ async function control<T>(command: Command, path: string, body: unknown): Promis
       signal: AbortSignal.timeout(60_000),
     });
   } catch {
-    throw new UsageError(`No sandbox answers at ${origin}: start one with \`integration-sdk sandbox\` in another terminal, or point --base-url (INTEGRATION_BASE_URL) at it.`);
+    throw new UsageError(`No sandbox answers at ${origin}: start one (integration-sdk sandbox) or set --base-url.`);
   }
   const text = await response.text();
   let answer: unknown;

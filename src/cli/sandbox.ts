@@ -75,7 +75,7 @@ export async function runSandbox(options: SandboxCommandOptions): Promise<void> 
 function listenFailure(error: unknown, port: number): UsageError | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EADDRINUSE') {
-    return new UsageError(`Port ${port} is already in use (another sandbox?): stop that process, or start this one with --port <n> (--port 0 picks a free port).`);
+    return new UsageError(`Port ${port} is in use (another sandbox?): stop it, or pick another with --port <n> (0: any free port).`);
   }
   if (code === 'EACCES') return new UsageError(`Port ${port} needs privileges this user lacks: pick a port above 1023 with --port <n>.`);
   return null;

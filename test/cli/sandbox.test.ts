@@ -73,7 +73,7 @@ describe('integration-sdk sandbox', () => {
     cleanups.push(() => void blocker.close());
     const busy = await runCli(['sandbox', '--port', String((blocker.address() as AddressInfo).port)]);
     expect(busy.code).toBe(2);
-    expect(busy.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Port \d+ is already in use .*--port <n> \(--port 0 picks a free port\)\.$/)]);
+    expect(busy.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Port \d+ is in use \(another sandbox\?\): stop it, or pick another with --port <n> \(0: any free port\)\.$/)]);
     // The default: 4010, or, if something on this machine holds it, the same sentence about 4010.
     const started = spawn(process.execPath, cliArgs(['sandbox']), { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -87,7 +87,7 @@ describe('integration-sdk sandbox', () => {
       expect((await exited)[0]).toBe(0);
     } else {
       expect(started.exitCode).toBe(2);
-      expect(output).toMatch(/^Port 4010 is already in use/);
+      expect(output).toMatch(/^Port 4010 is in use/);
     }
   });
 
@@ -180,7 +180,7 @@ describe('integration-sdk sandbox', () => {
     await new Promise((resolve) => closed.close(resolve));
     const none = await runCli(['sandbox', 'order', 'create', '--base-url', `http://127.0.0.1:${port}`]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe(`No sandbox answers at http://127.0.0.1:${port}: start one with \`integration-sdk sandbox\` in another terminal, or point --base-url (INTEGRATION_BASE_URL) at it.\n`);
+    expect(none.stderr).toBe(`No sandbox answers at http://127.0.0.1:${port}: start one (integration-sdk sandbox) or set --base-url.\n`);
 
     const sandbox = await startCli(['--port', '0']);
     const env = { INTEGRATION_BASE_URL: sandbox.url };
