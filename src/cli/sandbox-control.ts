@@ -43,8 +43,7 @@ export function defineControlCommands(sandbox: Command, run: Runner): void {
     .addHelpText('after', `\nTalks to INTEGRATION_BASE_URL or --base-url (default ${DEFAULT_URL}).\nExample:\n  integration-sdk sandbox order create --store ${STORES[1].id}`)
     .action(act(run, async (options: { store?: string; json?: boolean }, command: Command) => {
       const answer = await control<OrderAnswer>(command, '/orders', options.store === undefined ? {} : { store_id: options.store });
-      console.log(options.json ? JSON.stringify(answer) : describeOrder(answer, 'order.created'));
-      return 0;
+      return show(answer, options.json, () => describeOrder(answer, 'order.created'), 0);
     }));
   order
     .command('status')
@@ -55,8 +54,7 @@ export function defineControlCommands(sandbox: Command, run: Runner): void {
     .addHelpText('after', '\nExample:\n  integration-sdk sandbox order status 0b7e5d52-3f0e-4a8e-9a55-6f1c2d3e4f50 dispatched')
     .action(act(run, async (orderId: string, status: string, options: { json?: boolean }, command: Command) => {
       const answer = await control<OrderAnswer>(command, `/orders/${encodeURIComponent(orderId)}/status`, { status });
-      console.log(options.json ? JSON.stringify(answer) : describeOrder(answer, 'order.status_changed'));
-      return 0;
+      return show(answer, options.json, () => describeOrder(answer, 'order.status_changed'), 0);
     }));
   sandbox
     .command('deliver')
@@ -73,9 +71,14 @@ Example:
   integration-sdk sandbox deliver --url http://127.0.0.1:3000/webhooks --event order.created`)
     .action(act(run, async (options: { url: string; event: string; store?: string; json?: boolean }, command: Command) => {
       const answer = await control<DeliverAnswer>(command, '/deliveries', { url: options.url, event: options.event, ...(options.store === undefined ? {} : { store_id: options.store }) });
-      console.log(options.json ? JSON.stringify(answer) : describeDelivery(answer));
-      return answer.delivery.status === 'delivered' ? 0 : 1;
+      return show(answer, options.json, () => describeDelivery(answer), answer.delivery.status === 'delivered' ? 0 : 1);
     }));
+}
+
+/** Prints the answer (as JSON with --json) and returns the exit code. */
+function show(answer: unknown, json: boolean | undefined, describe: () => string, exitCode: number): number {
+  console.log(json ? JSON.stringify(answer) : describe());
+  return exitCode;
 }
 
 /** The sandbox's origin: `--base-url`, `INTEGRATION_BASE_URL` or the CLI's default port. */
