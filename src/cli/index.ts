@@ -7,7 +7,7 @@ import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { push, type PushOptions } from './push.ts';
-import { runSandbox } from './sandbox.ts';
+import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -154,21 +154,7 @@ for (const [action, description] of [
     }));
 }
 
-program
-  .command('sandbox')
-  .description('start a local emulator of Integration API v1 and print its URL and test keys')
-  .option('--port <n>', 'TCP port (0: a free port)', integer('--port', 0, 65535), 0)
-  .option('--time-scale <x>', 'multiply the webhook retry schedule, e.g. 0.001', (v: string) => {
-    const value = Number(v);
-    if (v.trim() === '' || !(value >= 0)) throw new InvalidArgumentError('--time-scale must be a number ≥ 0.');
-    return value;
-  }, 1)
-  .option('--secure-receivers', 'apply the production anti-SSRF check to webhook URLs')
-  .addHelpText('after', '\nExample:\n  integration-sdk sandbox --port 8787 --time-scale 0.001')
-  .action(async (options: { port: number; timeScale: number; secureReceivers?: boolean }) => {
-    await runSandbox({ port: options.port, timeScale: options.timeScale, allowInsecureReceivers: !options.secureReceivers });
-    exitCode = -1; // keeps running until a signal
-  });
+defineSandboxCommand(program.command('sandbox'), run);
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -5,6 +5,7 @@ import { fetchHandler } from './http/fetch-adapter.ts';
 import { listen } from './http/node-adapter.ts';
 import { Platform } from './platform/orders.ts';
 import { bucketsFrom } from './rate-limit.ts';
+import { CONTROL_ROUTES } from './routes/control.ts';
 import { ROUTES } from './routes/table.ts';
 import { apiKeyOf, COUPON_CODES, createSeededState, KEYS, STORES, type KeyName } from './seed.ts';
 import type { SandboxState } from './state.ts';
@@ -37,13 +38,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const state = createSeededState(clock);
   const receivers = new ReceiverPolicy(options.allowInsecureReceivers ?? true, options.resolveHost ?? dnsResolver);
   const deliveries = new DeliveryEngine({
-    state, clock, timeScale, receivers,
+    state, clock, timeScale, receivers, log: options.log,
     answerTimeoutMs: options.deliveryTimeoutMs ?? Math.max(ANSWER_LIMIT_MS * timeScale, MIN_SCALED_ANSWER_LIMIT_MS),
   });
   let faults = options.faults ? new FaultPlan(options.faults, random) : null;
-  const core = createCore({ state, routes: ROUTES, services: { clock, deliveries, receivers }, buckets: bucketsFrom(options.rate, clock), faults: () => faults });
-  const server = await listen(core, options.port ?? 0);
   const platform = new Platform(state, clock, deliveries);
+  const core = createCore({
+    state, routes: ROUTES, controls: { routes: CONTROL_ROUTES, keyId: KEYS.full.keyId }, services: { clock, deliveries, receivers, platform },
+    buckets: bucketsFrom(options.rate, clock), faults: () => faults, log: options.log,
+  });
+  const server = await listen(core, options.port ?? 0);
   const keyInfo = (name: KeyName): SandboxKeyInfo => ({ apiKey: apiKeyOf(name), keyId: KEYS[name].keyId, scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds] });
   const seed = seedOf(state, { full: keyInfo('full'), oneStore: keyInfo('oneStore'), readOnly: keyInfo('readOnly') });
   let closed: Promise<void> | null = null;

@@ -3,6 +3,7 @@ import type { LoyaltyProgram } from '../schemas/loyalty.ts';
 import type { Order, OrderStatus } from '../schemas/order.ts';
 import type { SandboxClock } from './clock.ts';
 import type { FaultOptions } from './faults.ts';
+import type { SandboxLogEntry } from './log.ts';
 import type { CreateOrderInput } from './platform/orders.ts';
 import type { RandomSource } from './random.ts';
 import type { RateOptions } from './rate-limit.ts';
@@ -38,6 +39,15 @@ export interface SandboxOptions {
   resolveHost?: HostResolver;
   /** Answer limit of a delivery attempt in ms, overriding the scaled 10 s. */
   deliveryTimeoutMs?: number;
+  /**
+   * Told about every request answered (method, route template, status, ms) and every delivery
+   * attempt that finished (event, endpoint, status, attempt n of 6, outcome). Entries never hold
+   * an id from a path, a query value, a key, a secret or a payload. `integration-sdk sandbox`
+   * prints them as its log.
+   * @example
+   * const sandbox = await createSandbox({ log: (entry) => entry.type === 'delivery' && console.log(entry.event, entry.status, entry.outcome) });
+   */
+  log?: (entry: SandboxLogEntry) => void;
 }
 
 /** The keys of every sandbox (`service_<key_id>_<secret>`). */
@@ -152,3 +162,4 @@ export type { RandomSource } from './random.ts';
 export type { FaultKind, FaultOptions } from './faults.ts';
 export type { BucketConfig, RateOptions } from './rate-limit.ts';
 export type { HostResolver } from './webhooks/ssrf.ts';
+export type { SandboxDeliveryLog, SandboxLogEntry, SandboxRequestLog } from './log.ts';

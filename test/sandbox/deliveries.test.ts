@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createSandbox, type HostResolver, type Sandbox } from 'integration-sdk/sandbox';
 import { WebhookDeliveryListSchema } from '../../src/schemas/webhooks.ts';
 import { api, expectedSignature, ManualClock, startReceiver } from './helpers.ts';
@@ -211,6 +211,47 @@ describe('retries (spec 6.4) driven by an injected clock', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(clock.pendingTimers).toBe(0);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  test('hundreds of deliveries in flight add no listener per attempt (no MaxListenersExceededWarning)', async () => {
+    // Node 20 warns at the 11th 'abort' listener of one AbortSignal; Node 24 no longer does, so
+    // the peak number of listeners on any one signal is measured as well.
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const listening = new WeakMap<EventTarget, number>();
+    let peak = 0;
+    const count = (target: EventTarget, type: string, by: number) => {
+      if (type !== 'abort' || !(target instanceof AbortSignal)) return;
+      const now = (listening.get(target) ?? 0) + by;
+      listening.set(target, now);
+      peak = Math.max(peak, now);
+    };
+    const { addEventListener, removeEventListener } = EventTarget.prototype;
+    const add = vi.spyOn(EventTarget.prototype, 'addEventListener').mockImplementation(function (this: EventTarget, ...args) {
+      count(this, args[0], 1);
+      return addEventListener.apply(this, args);
+    });
+    const remove = vi.spyOn(EventTarget.prototype, 'removeEventListener').mockImplementation(function (this: EventTarget, ...args) {
+      count(this, args[0], -1);
+      return removeEventListener.apply(this, args);
+    });
+    cleanups.push(async () => {
+      process.off('warning', onWarning);
+      add.mockRestore();
+      remove.mockRestore();
+    });
+    const receiver = await startReceiver(() => 'hang');
+    const sandbox = await createSandbox({ rate: false });
+    cleanups.push(receiver.close, sandbox.close);
+    await api(sandbox)('POST', '/webhooks', { url: receiver.url, events: ['order.created'] });
+    for (let i = 0; i < 300; i += 1) sandbox.createOrder();
+    await receiver.waitForRequests(300); // 300 attempts in flight at once
+    await sandbox.close(); // every attempt in flight is cancelled
+    await new Promise((resolve) => setImmediate(resolve)); // process.emitWarning reports on the next tick
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+    expect(peak).toBeLessThanOrEqual(1);
+    expect(sandbox.deliveries().every((d) => d.status === 'pending' && d.attempt_count === 1)).toBe(true);
   });
 
   test('with the production check, a host that turns private is blocked at delivery time', async () => {

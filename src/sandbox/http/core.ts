@@ -1,11 +1,12 @@
 import { BodyLimitError } from '../../bounded-body.ts';
 import { authenticate, requireScope } from '../auth.ts';
 import type { FaultKind, FaultPlan } from '../faults.ts';
+import { safeLog, type SandboxRequestLog } from '../log.ts';
 import type { BucketSet } from '../rate-limit.ts';
 import type { SandboxState } from '../state.ts';
-import { json, toCoreResponse, type CoreRequest, type CoreResponse, type CoreResult } from './exchange.ts';
+import { isDropped, json, toCoreResponse, type CoreRequest, type CoreResponse, type CoreResult } from './exchange.ts';
 import type { Route, Services } from './route.ts';
-import { matchRoute, PREFIX } from './router.ts';
+import { CONTROL_PREFIX, matchRoute, PREFIX } from './router.ts';
 import { errorResponse, SandboxError } from './sandbox-error.ts';
 
 /** The largest body the sandbox reads: a full batch of 500 items is far below it. */
@@ -14,10 +15,19 @@ export const SANDBOX_MAX_BODY_BYTES = 5 * 1024 * 1024;
 export interface CoreDeps {
   state: SandboxState;
   routes: readonly Route[];
+  /** The `/_sandbox` controls, and the one key that may use them. */
+  controls: { routes: readonly Route[]; keyId: string };
   services: Services;
   buckets: { perKey: BucketSet | null; perIp: BucketSet | null };
   /** Read on every request, so `setFaults` takes effect at once. */
   faults: () => FaultPlan | null;
+  /** Told about every request answered. */
+  log?: (entry: SandboxRequestLog) => void;
+}
+
+/** Where a request went: the route template for the log, once known. */
+interface Trace {
+  route: string;
 }
 
 /** A request's answer from the emulated service; both adapters go through this one function. */
@@ -26,36 +36,59 @@ export type Core = (request: CoreRequest) => Promise<CoreResult>;
 /**
  * The order of checks: feature flag (spec part 1: every route, health included), injected fault,
  * per-IP bucket, prefix, key, per-key bucket, route, scope, body, handler. Auth comes before
- * routing as behind a real gateway, so an unknown path with a bad key answers 401.
+ * routing as behind a real gateway, so an unknown path with a bad key answers 401. The
+ * `/_sandbox` controls are no part of the service: key, route, body, handler, nothing else.
  */
 export function createCore(deps: CoreDeps): Core {
+  const log = safeLog(deps.log);
+  const { clock } = deps.services;
   return async (request) => {
-    let fault: FaultKind | null = null;
-    try {
-      if (!deps.state.featureEnabled) {
-        throw new SandboxError('FEATURE_DISABLED', 'The Integration API is not enabled for this environment (sandbox feature flag is off).');
-      }
-      fault = deps.faults()?.next() ?? null;
-      const early = earlyFault(fault);
-      if (early) return early;
-      deps.buckets.perIp?.take(request.ip, 'caller IP');
-      const reply = await dispatch(deps, request);
-      return lateFault(fault) ?? reply;
-    } catch (error) {
-      const answer = error instanceof SandboxError ? errorResponse(error) : internal(error);
-      return lateFault(fault) ?? answer;
-    }
+    const started = clock.now();
+    const method = request.method.toUpperCase();
+    const path = new URL(request.url, 'http://sandbox.invalid').pathname;
+    const trace: Trace = { route: routeShape([...deps.routes, ...deps.controls.routes], path) };
+    const result = path.startsWith(`${CONTROL_PREFIX}/`) ? await control(deps, request, trace) : await service(deps, request, trace);
+    log({ type: 'request', method, route: trace.route, status: isDropped(result) ? null : result.status, ms: clock.now() - started });
+    return result;
   };
 }
 
-async function dispatch(deps: CoreDeps, request: CoreRequest): Promise<CoreResponse> {
+async function control(deps: CoreDeps, request: CoreRequest, trace: Trace): Promise<CoreResult> {
+  try {
+    return await dispatch({ ...deps, routes: deps.controls.routes }, request, trace, CONTROL_PREFIX);
+  } catch (error) {
+    return error instanceof SandboxError ? errorResponse(error) : internal(error);
+  }
+}
+
+async function service(deps: CoreDeps, request: CoreRequest, trace: Trace): Promise<CoreResult> {
+  let fault: FaultKind | null = null;
+  try {
+    if (!deps.state.featureEnabled) {
+      throw new SandboxError('FEATURE_DISABLED', 'The Integration API is not enabled for this environment (sandbox feature flag is off).');
+    }
+    fault = deps.faults()?.next() ?? null;
+    const early = earlyFault(fault);
+    if (early) return early;
+    deps.buckets.perIp?.take(request.ip, 'caller IP');
+    const reply = await dispatch(deps, request, trace, PREFIX);
+    return lateFault(fault) ?? reply;
+  } catch (error) {
+    const answer = error instanceof SandboxError ? errorResponse(error) : internal(error);
+    return lateFault(fault) ?? answer;
+  }
+}
+
+async function dispatch(deps: CoreDeps, request: CoreRequest, trace: Trace, prefix: string): Promise<CoreResponse> {
   const url = new URL(request.url, 'http://sandbox.invalid');
   const method = request.method.toUpperCase();
-  if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) throw notFound(deps.routes, method, url.pathname);
+  if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) throw notFound(deps.routes, method, url.pathname);
   const key = authenticate(deps.state, request.headers);
-  deps.buckets.perKey?.take(key.keyId, 'API key');
-  const match = matchRoute(deps.routes, method, url.pathname.slice(PREFIX.length));
+  if (prefix === PREFIX) deps.buckets.perKey?.take(key.keyId, 'API key');
+  else if (key.keyId !== deps.controls.keyId) throw new SandboxError('INVALID_API_KEY', "The /_sandbox controls need the sandbox's full key.");
+  const match = matchRoute(deps.routes, method, url.pathname.slice(prefix.length));
   if (!match) throw notFound(deps.routes, method, url.pathname);
+  trace.route = `${prefix}${match.route.path}`;
   requireScope(key, match.route.scope);
   const body = method === 'POST' || method === 'PATCH' ? await readJsonBody(request) : undefined;
   const reply = await match.route.handler({ state: deps.state, key, params: match.params, query: url.searchParams, body, services: deps.services });
@@ -115,7 +148,7 @@ function notFound(routes: readonly Route[], method: string, path: string): Sandb
  * number, a customer's e-mail) is shown as `{…}`, so that nothing the caller put there comes back.
  */
 function routeShape(routes: readonly Route[], path: string): string {
-  const words = new Set(['integration', 'v1', ...routes.flatMap((route) => route.path.split('/').filter((part) => part !== '' && !part.startsWith(':')))]);
+  const words = new Set(['integration', 'v1', '_sandbox', ...routes.flatMap((route) => route.path.split('/').filter((part) => part !== '' && !part.startsWith(':')))]);
   return path.split('/').map((part) => (part === '' || words.has(part) ? part : '{…}')).join('/');
 }
 

@@ -1,5 +1,6 @@
 import type { Scope } from '../../schemas/health.ts';
 import type { Clock } from '../../clock.ts';
+import type { Platform } from '../platform/orders.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 import type { ReceiverPolicy } from '../webhooks/ssrf.ts';
 import type { ApiKeyRecord, SandboxState } from '../state.ts';
@@ -20,13 +21,15 @@ export interface Services {
   clock: Clock;
   deliveries: DeliveryEngine;
   receivers: ReceiverPolicy;
+  /** The platform's side, for the `/_sandbox` controls. */
+  platform: Platform;
 }
 
 export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Relative to `/integration/v1`; `:name` segments become params. */
+  /** Relative to `/integration/v1` (or `/_sandbox` for a control); `:name` segments become params. */
   path: string;
-  /** The scope of spec part 1; null for health. */
+  /** The scope of spec part 1; null for health and the controls. */
   scope: Scope | null;
   handler: (ctx: RouteContext) => Reply | Promise<Reply>;
 }

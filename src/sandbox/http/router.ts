@@ -2,6 +2,9 @@ import type { Route } from './route.ts';
 
 export const PREFIX = '/integration/v1';
 
+/** The developer's controls (`integration-sdk sandbox order …`), outside the API surface. */
+export const CONTROL_PREFIX = '/_sandbox';
+
 export interface RouteMatch {
   route: Route;
   params: Record<string, string>;

@@ -33,6 +33,12 @@ const DEFAULT_ADDRESS: Address = {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** An order and the deliveries that announce it (one per endpoint told). */
+export interface Announced {
+  order: Order;
+  deliveryIds: string[];
+}
+
 /** The platform side: orders are born here (never through the API) and announced by webhook. */
 export class Platform {
   readonly #state: SandboxState;
@@ -46,6 +52,14 @@ export class Platform {
   }
 
   createOrder(input: CreateOrderInput = {}): Order {
+    return this.announceNewOrder(input).order;
+  }
+
+  /**
+   * Creates an order and emits `order.created` to every subscribed endpoint that sees its store, or
+   * only to `recipients` when given (the command line's `sandbox deliver --url`).
+   */
+  announceNewOrder(input: CreateOrderInput = {}, recipients?: readonly WebhookEndpointRecord[]): Announced {
     const state = this.#state;
     const store_id = input.store_id ?? state.storeIds[0] ?? '';
     if (!state.storeIds.includes(store_id)) throw new Error(`createOrder: unknown store_id ${store_id}; use one of sandbox.storeIds.`);
@@ -77,21 +91,26 @@ export class Platform {
     const record = { order, updated_at: now };
     state.orders.set(order.order_id, record);
     // Spec 6: order.created once per order and endpoint: this is the only place that emits it.
-    this.#deliveries.emit('order.created', orderView(record), this.#subscribers('order.created', store_id));
-    return orderView(record);
+    const deliveryIds = this.#deliveries.emit('order.created', orderView(record), recipients ?? this.#subscribers('order.created', store_id));
+    return { order: orderView(record), deliveryIds };
   }
 
   setOrderStatus(orderId: string, status: OrderStatus): Order {
+    return this.changeStatus(orderId, status).order;
+  }
+
+  /** `setOrderStatus`, with the ids of the `order.status_changed` deliveries (none when unchanged). */
+  changeStatus(orderId: string, status: OrderStatus): Announced {
     const record = this.#state.orders.get(orderId);
     if (!record) throw new Error(`setOrderStatus: no order ${orderId}.`);
     const previous_status = record.order.status;
-    if (previous_status === status) return orderView(record);
+    if (previous_status === status) return { order: orderView(record), deliveryIds: [] };
     record.order.status = status;
     record.updated_at = isoAt(this.#clock);
     const { order_id, display_number, external_order_id, store_id } = record.order;
     const summary: OrderStatusChange = { order_id, display_number, external_order_id, previous_status, status, store_id };
-    this.#deliveries.emit('order.status_changed', summary, this.#subscribers('order.status_changed', store_id));
-    return orderView(record);
+    const deliveryIds = this.#deliveries.emit('order.status_changed', summary, this.#subscribers('order.status_changed', store_id));
+    return { order: orderView(record), deliveryIds };
   }
 
   /** Endpoints subscribed to `event` whose key may see orders of `storeId`. */

@@ -25,8 +25,15 @@ export const webhookRoutes: Route[] = [
   { method: 'POST', path: '/webhooks/:id/test', scope: 'webhooks:manage', handler: sendTest },
 ];
 
-async function register({ state, key, body, services }: RouteContext) {
-  const { url, events } = readRegistration(body);
+async function register(ctx: RouteContext) {
+  const { url, events } = readRegistration(ctx.body);
+  const endpoint = await registerEndpoint(ctx, url, events);
+  const created: CreatedWebhook = { id: endpoint.id, url: endpoint.url, events: [...events], secret: endpoint.secret, warning: SECRET_WARNING, created_at: endpoint.created_at };
+  return { status: 201, body: created };
+}
+
+/** Spec 4.5 after the body's checks: the limit per key (409), the anti-SSRF check (400), a fresh secret. */
+export async function registerEndpoint({ state, key, services }: Pick<RouteContext, 'state' | 'key' | 'services'>, url: URL, events: string[]): Promise<WebhookEndpointRecord> {
   const own = [...state.webhooks.values()].filter((e) => e.keyId === key.keyId);
   if (own.length >= MAX_ENDPOINTS_PER_KEY) {
     throw new SandboxError('WEBHOOK_LIMIT_REACHED', `This integration already has ${MAX_ENDPOINTS_PER_KEY} webhook endpoints; delete one first.`);
@@ -36,8 +43,7 @@ async function register({ state, key, body, services }: RouteContext) {
     id: randomUUID(), keyId: key.keyId, url: url.href, events, secret: newWebhookSecret(), consecutive_failures: 0, created_at: isoAt(services.clock),
   };
   state.webhooks.set(endpoint.id, endpoint);
-  const created: CreatedWebhook = { id: endpoint.id, url: endpoint.url, events: [...events], secret: endpoint.secret, warning: SECRET_WARNING, created_at: endpoint.created_at };
-  return { status: 201, body: created };
+  return endpoint;
 }
 
 function readRegistration(body: unknown): { url: URL; events: string[] } {

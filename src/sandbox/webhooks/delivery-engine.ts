@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import { isoAt } from '../clock.ts';
+import { endpointShape, safeLog, type SandboxDeliveryLog } from '../log.ts';
 import type { DeliveryRecord, SandboxState, WebhookEndpointRecord } from '../state.ts';
 import { postOnce, type AttemptOutcome } from './post-once.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
@@ -26,6 +27,8 @@ export interface DeliveryEngineOptions {
   timeScale: number;
   answerTimeoutMs: number;
   receivers: ReceiverPolicy;
+  /** Told about every attempt that finished. */
+  log?: (entry: SandboxDeliveryLog) => void;
 }
 
 interface Waiter {
@@ -43,11 +46,19 @@ export class DeliveryEngine {
   readonly #options: DeliveryEngineOptions;
   readonly #timers = new Map<string, () => void>();
   readonly #active = new Set<string>();
-  readonly #abort = new AbortController();
+  /**
+   * One controller per attempt in flight, aborted by `close()`. A single signal shared by every
+   * attempt would collect one 'abort' listener per attempt: hundreds of deliveries in flight made
+   * Node 20 print MaxListenersExceededWarning.
+   */
+  readonly #inFlight = new Set<AbortController>();
+  #closed = false;
   #waiters: Waiter[] = [];
+  readonly #log: (entry: SandboxDeliveryLog) => void;
 
   constructor(options: DeliveryEngineOptions) {
     this.#options = options;
+    this.#log = safeLog(options.log);
   }
 
   /** Creates one delivery per endpoint and starts attempt 1 of each; returns their ids. */
@@ -77,7 +88,7 @@ export class DeliveryEngine {
 
   /** Resolves once no delivery is in flight or waiting for a retry (all `delivered` or `dead`). */
   idle(): Promise<void> {
-    return this.#wait(() => this.#active.size === 0 || this.#abort.signal.aborted);
+    return this.#wait(() => this.#active.size === 0 || this.#closed);
   }
 
   /** Resolves with the delivery once `until` holds (default: `delivered` or `dead`). */
@@ -93,7 +104,9 @@ export class DeliveryEngine {
 
   /** Cancels every retry timer and in-flight attempt; pending waits settle. */
   close(): void {
-    this.#abort.abort();
+    this.#closed = true;
+    for (const attempt of this.#inFlight) attempt.abort();
+    this.#inFlight.clear();
     for (const id of [...this.#timers.keys()]) this.#stopTimer(id);
     this.#notify(); // settles `idle()` waiters
     for (const waiter of this.#waiters) waiter.reject(new Error('The sandbox was closed.'));
@@ -103,7 +116,7 @@ export class DeliveryEngine {
   async #attempt(record: DeliveryRecord): Promise<void> {
     const { state, clock } = this.#options;
     const endpoint = state.webhooks.get(record.webhook_id);
-    if (!endpoint || this.#abort.signal.aborted) return;
+    if (!endpoint || this.#closed) return;
     record.attempt_count += 1;
     record.status = 'pending';
     record.next_attempt_at = null;
@@ -114,8 +127,9 @@ export class DeliveryEngine {
     } catch (error) {
       outcome = { status: null, error: `sandbox could not send: ${error instanceof Error ? error.message : String(error)}` };
     }
-    if (this.#abort.signal.aborted || !state.deliveries.has(record.id)) return;
+    if (this.#closed || !state.deliveries.has(record.id)) return;
     record.response_status = outcome.status;
+    let retryInMs: number | null = null;
     if (outcome.error === null) {
       record.status = 'delivered';
       endpoint.consecutive_failures = 0;
@@ -129,6 +143,7 @@ export class DeliveryEngine {
         this.#active.delete(record.id);
       } else {
         record.status = 'retrying';
+        retryInMs = delay;
         record.next_attempt_at = isoAt(clock, delay);
         this.#timers.set(record.id, clock.setTimeout(() => {
           this.#timers.delete(record.id);
@@ -136,11 +151,31 @@ export class DeliveryEngine {
         }, delay));
       }
     }
+    this.#report(record, endpoint, outcome, retryInMs);
     this.#notify();
+  }
+
+  #report(record: DeliveryRecord, endpoint: WebhookEndpointRecord, outcome: AttemptOutcome, retryInMs: number | null): void {
+    this.#log({
+      type: 'delivery', event: record.event, deliveryId: record.id, webhookId: endpoint.id, endpoint: endpointShape(endpoint.url),
+      attempt: record.attempt_count, maxAttempts: MAX_ATTEMPTS, status: outcome.status,
+      outcome: record.status === 'retrying' ? 'retrying' : record.status === 'dead' ? 'dead' : 'delivered',
+      error: outcome.error, retryInMs,
+    });
   }
 
   /** Spec 6.1/6.2: same delivery id every attempt; new timestamp and signature each time. */
   async #send(record: DeliveryRecord, endpoint: WebhookEndpointRecord): Promise<AttemptOutcome> {
+    const attempt = new AbortController();
+    this.#inFlight.add(attempt);
+    try {
+      return await this.#post(record, endpoint, attempt.signal);
+    } finally {
+      this.#inFlight.delete(attempt);
+    }
+  }
+
+  async #post(record: DeliveryRecord, endpoint: WebhookEndpointRecord, signal: AbortSignal): Promise<AttemptOutcome> {
     const { clock, receivers, answerTimeoutMs } = this.#options;
     const url = new URL(endpoint.url);
     const blocked = await receivers.blockReason(url);
@@ -155,7 +190,7 @@ export class DeliveryEngine {
       'x-service-timestamp': String(ts),
       'x-service-signature-256': signDelivery(endpoint.secret, ts, body),
     };
-    return postOnce(url, headers, body, { clock, timeoutMs: answerTimeoutMs, signal: this.#abort.signal });
+    return postOnce(url, headers, body, { clock, timeoutMs: answerTimeoutMs, signal });
   }
 
   #stopTimer(id: string): void {
