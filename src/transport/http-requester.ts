@@ -196,7 +196,7 @@ export class HttpRequester implements Requester {
 
     if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#redactor);
     if (spec.schema === undefined) return undefined as T;
-    const parsed = parseBody(answer.text);
+    const parsed = parseBody(spec.scrubAnswer ? this.#redactor.scrub(answer.text) : answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
     if (!validated.ok) {
       // Paths name fields of the answer: a field named after the key (a server echoing it) is cut out too.
