@@ -21,7 +21,7 @@ import { sanitizeCause } from './sanitize-cause.ts';
 import { Redactor } from './redact.ts';
 import type { RequestSpec, Requester } from './types.ts';
 import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
-import { checkPathSegments } from './input-checks.ts';
+import { checkPathSegments, isWellFormed, notWellFormed } from './input-checks.ts';
 
 // ky is loaded with the first request: it loads undici, 35 ms of the main entry's 85 ms import
 // (measured), which a process that sends nothing (a CLI's --help, a webhooks receiver) need not pay.
@@ -237,6 +237,7 @@ export class HttpRequester implements Requester {
         if (!(typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value)))) {
           throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
         }
+        if (typeof value === 'string' && !isWellFormed(value)) throw new InvalidInputError([notWellFormed(`query.${name}`)]);
         url.searchParams.append(name, String(value));
       }
     }
