@@ -48,6 +48,8 @@ export interface RedisRateLimiterSeams {
  * must not hold calls for seconds, so the fallback takes over after this, well inside any deadline.
  */
 const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+/** A command timer firing this much late says this process stalled, not Redis: the timeout is re-armed once. */
+const PROCESS_STALL_MS = 100;
 /** A first attempt whose process never reported it finished counts as finished after this. */
 const STALE_ATTEMPT_MS = 30_000;
 /** Processes woken together would ask at the same millisecond; at most this much is added. */
@@ -236,9 +238,25 @@ class RedisRateLimiter implements RateLimiter {
     const timeoutMs = Math.max(1, Math.floor(Math.min(this.#commandTimeoutMs, budget?.remaining() ?? Infinity)));
     let cancel = () => {};
     const timeout = new Promise<never>((_, reject) => {
-      // Decided after the event loop's next I/O poll: an answer already received while the process
-      // was busy wins over a timer that fired in the same turn.
-      cancel = this.#clock.setTimeout(() => setImmediate(() => reject(new RateLimiterUnavailableError(`Redis did not answer within ${timeoutMs} ms`))), timeoutMs);
+      let extended = false;
+      const arm = (ms: number) => {
+        const dueAt = this.#clock.now() + ms;
+        // Decided after the event loop's next I/O poll: an answer already received while the process
+        // was busy wins over a timer that fired in the same turn.
+        cancel = this.#clock.setTimeout(() => setImmediate(() => {
+          const now = this.#clock.now();
+          // A timer this late means this process was not running (a busy event loop, a starved CPU,
+          // a start-up loading modules): its command may not even have been written. Once, if the
+          // caller's deadline allows, Redis gets its time again rather than being called slow.
+          if (!extended && now - dueAt > PROCESS_STALL_MS && (budget === undefined || budget.remaining() - (now - startedAt) > timeoutMs)) {
+            extended = true;
+            arm(timeoutMs);
+            return;
+          }
+          reject(new RateLimiterUnavailableError(`Redis did not answer within ${timeoutMs} ms`));
+        }), ms);
+      };
+      arm(timeoutMs);
     });
     const within = <T>(promise: Promise<T>): Promise<T> => {
       const raced = Promise.race([promise, timeout]);

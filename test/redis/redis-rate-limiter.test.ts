@@ -279,14 +279,15 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       try {
         await client.health(); // the shared bucket is in use
         thaw = await freeze(own.url);
-        const thawTimer = setTimeout(thaw, 1500);
         const started = Date.now();
+        const thawTimer = setTimeout(thaw, 1500);
         await Promise.all([client.health(), client.health(), client.health()]);
         const elapsed = Date.now() - started;
         clearTimeout(thawTimer);
         thaw();
-        // Before its answer, well inside the deadline (the command timeout is a few hundred ms).
-        expect(elapsed).toBeLessThan(1300);
+        // Before its answer, well inside the deadline (the command timeout is 500 ms, once more if
+        // this process stalled on a loaded machine).
+        expect(elapsed).toBeLessThan(1500);
         expect(reachWarnings(warnings)).toHaveLength(1);
         await new Promise((resolve) => setTimeout(resolve, 60)); // the next probe is due
         await client.health();
