@@ -116,11 +116,12 @@ export class IntegrationClient {
    * ```
    */
   constructor(options: IntegrationClientOptions) {
-    this.#requester = new HttpRequester(transportSettingsFrom(options));
+    const settings = transportSettingsFrom(options);
+    this.#requester = new HttpRequester(settings);
     this.catalog = new CatalogResource(this.#requester);
     this.stock = new StockResource(this.#requester);
     this.orders = new OrdersResource(this.#requester);
-    this.webhooks = new WebhooksResource(this.#requester);
+    this.webhooks = new WebhooksResource(this.#requester, settings.clock, () => settings.timeoutMs);
     this.loyalty = new LoyaltyResource(this.#requester, options.randomUUID);
   }
 

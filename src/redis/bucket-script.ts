@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * ARGV: op (`take` | `finish` | `pause`), capacity, tokens per ms, op argument (the attempt id for
  * `finish`, ms for `pause`), ms after which an unfinished first attempt counts as finished.
  * Answers `{1, id}` for "go" (id > 0: the token left a full bucket, send `finish` with it when the
- * attempt has finished) or `{0, ms}` for "wait ms, then ask again".
+ * attempt has finished), `{0, ms}` for "wait ms for a token, then ask again" (pacing), or `{2, ms}`
+ * for "the key is paused by a 429 for ms more" (a wait the caller's deadline is charged for).
  *
  * Why an attempt id: the refill discipline of `TokenBucket` (a token taken from a full bucket starts
  * the refill only when its attempt finishes) must not be ended by a late `finish` of an older attempt,
@@ -52,7 +53,7 @@ elseif op == 'finish' then
   end
   result = {1, 0}
 elseif now < pausedUntil then
-  result = {0, pausedUntil - now}
+  result = {2, pausedUntil - now}
 elseif tokens >= 1 then
   local id = 0
   if tokens >= capacity then
@@ -75,12 +76,12 @@ export const BUCKET_SCRIPT_SHA = createHash('sha1').update(BUCKET_SCRIPT).digest
 
 export type BucketOp = 'take' | 'finish' | 'pause';
 
-/** The script's answer: go (with the id of a first attempt to finish, or 0), or wait `ms`. */
-export type BucketAnswer = { go: true; attemptId: number } | { go: false; waitMs: number };
+/** The script's answer: go (with the id of a first attempt to finish, or 0), or wait `ms` (for a token, or out of a 429 pause). */
+export type BucketAnswer = { go: true; attemptId: number } | { go: false; waitMs: number; paused: boolean };
 
 export function answerOf(reply: unknown): BucketAnswer {
   if (!Array.isArray(reply) || reply.length !== 2) throw new TypeError('unexpected answer from the rate-limit script');
   const [go, value] = reply.map(Number) as [number, number];
   if (!Number.isFinite(value)) throw new TypeError('unexpected answer from the rate-limit script');
-  return go === 1 ? { go: true, attemptId: value } : { go: false, waitMs: Math.max(1, value) };
+  return go === 1 ? { go: true, attemptId: value } : { go: false, waitMs: Math.max(1, value), paused: go === 2 };
 }

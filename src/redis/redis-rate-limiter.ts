@@ -1,7 +1,7 @@
 import { raceAbort, sleep, systemClock, type Clock } from '../clock.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import type { Logger } from '../transport/logger.ts';
-import { TokenBucket, type AttemptFinished, type RateLimiter, type RateLimiterClient } from '../transport/rate-limiter.ts';
+import { chargePause, TokenBucket, type AcquireBudget, type AttemptFinished, type RateLimiter, type RateLimiterClient } from '../transport/rate-limiter.ts';
 import { answerOf, type BucketAnswer, type BucketOp } from './bucket-script.ts';
 import { RateLimiterUnavailableError } from '../errors/index.ts';
 import { scriptRunnerFor, type RedisClientLike, type ScriptRunner } from './redis-client.ts';
@@ -29,7 +29,11 @@ export interface RedisRateLimiterSeams {
   clock?: Clock;
   /** Uniform in [0, 1): the jitter added to each wait. @default Math.random */
   random?: () => number;
-  /** A script call not answered by then counts as Redis unavailable. @default 2000 */
+  /**
+   * A script call not answered by then (or by the end of the caller's `totalTimeoutMs`, if sooner)
+   * counts as Redis unavailable: a slow or frozen Redis is fallen back from like a stopped one.
+   * @default 500
+   */
   commandTimeoutMs?: number;
   /**
    * On the fallback, Redis is asked again at most this often (by an acquire, never by a timer), or
@@ -38,6 +42,14 @@ export interface RedisRateLimiterSeams {
   probeIntervalMs?: number;
 }
 
+/**
+ * How long one script call may take before Redis counts as unavailable. A healthy Redis answers in
+ * about a millisecond; a slow one (1.5 s) or a frozen one (SIGSTOP: the connection open, no answer)
+ * must not hold calls for seconds, so the fallback takes over after this, well inside any deadline.
+ */
+const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+/** A command timer firing this much late says this process stalled, not Redis: the timeout is re-armed once. */
+const PROCESS_STALL_MS = 100;
 /** A first attempt whose process never reported it finished counts as finished after this. */
 const STALE_ATTEMPT_MS = 30_000;
 /** Processes woken together would ask at the same millisecond; at most this much is added. */
@@ -89,6 +101,8 @@ class RedisRateLimiter implements RateLimiter {
   #pausedUntil = 0;
   #onFallback = false;
   #lastProbe = 0;
+  /** On the fallback, one caller is asking Redis whether it answers again: the others do not wait for it. */
+  #probing = false;
   /** On the fallback, the client was seen not connected: once it is again, Redis is asked at once. */
   #sawDisconnected = false;
 
@@ -103,7 +117,7 @@ class RedisRateLimiter implements RateLimiter {
     this.#prefix = options.prefix ?? 'integration-sdk:rate';
     this.#clock = seams.clock ?? systemClock;
     this.#random = seams.random ?? Math.random;
-    this.#commandTimeoutMs = seams.commandTimeoutMs ?? 2000;
+    this.#commandTimeoutMs = seams.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.#probeIntervalMs = seams.probeIntervalMs ?? 1000;
     if (options.fallback === false) {
       this.#fallbackRate = 0;
@@ -123,15 +137,22 @@ class RedisRateLimiter implements RateLimiter {
     this.#logger ??= logger;
   }
 
-  async acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
+  async acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<AttemptFinished | undefined> {
     signal?.throwIfAborted();
+    // On the fallback, only a caller whose probe is due asks Redis; the others are served by the
+    // fallback at once, never held in line behind a probe that a frozen Redis makes last the whole
+    // command timeout (one such probe per caller in line is what held calls seconds past their deadline).
+    const probing = this.#onFallback && this.#probeDue();
+    if (this.#onFallback && !probing) return this.#fallbackAcquire(signal, budget);
+    if (probing) this.#probing = true;
     const previous = this.#turn;
     let release!: () => void;
     this.#turn = new Promise((resolve) => (release = resolve));
     try {
       await (signal ? raceAbort(previous, signal) : previous);
-      return await this.#acquireInTurn(signal);
+      return await this.#acquireInTurn(signal, budget, probing);
     } finally {
+      if (probing) this.#probing = false;
       // An aborted caller leaves the line at once, but the next one still waits for the one before.
       void previous.then(release);
     }
@@ -144,32 +165,39 @@ class RedisRateLimiter implements RateLimiter {
     this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#useFallback(error));
   }
 
-  async #acquireInTurn(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
+  async #acquireInTurn(signal: AbortSignal | undefined, budget: AcquireBudget | undefined, probing: boolean): Promise<AttemptFinished | undefined> {
     for (;;) {
+      // A 429 pause (this process's, or stored in Redis by another) counts against the caller's
+      // deadline and is refused when it would end past it; waiting for a token does not count.
       const paused = this.#pausedUntil - this.#clock.now();
       if (paused > 0) {
+        chargePause(budget, paused);
         await sleep(this.#clock, paused, signal);
         continue;
       }
-      if (this.#onFallback && !this.#probeDue()) return this.#fallbackAcquire(signal);
+      // The caller ahead in line found Redis unavailable: no second wait for the same silence.
+      if (this.#onFallback && !probing) return this.#fallbackAcquire(signal, budget);
       let answer: BucketAnswer;
       try {
-        answer = await this.#ask('take', '0', signal);
+        answer = await this.#ask('take', '0', signal, budget);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         this.#useFallback(error);
-        return this.#fallbackAcquire(signal);
+        // The probe interval counts from the end of a failed probe: a frozen Redis takes the whole timeout to fail.
+        this.#lastProbe = this.#clock.now();
+        return this.#fallbackAcquire(signal, budget);
       }
       this.#useRedis();
       if (answer.go) return answer.attemptId > 0 ? this.#finisher(answer.attemptId) : undefined;
       const jitter = this.#random() * Math.min(MAX_JITTER_MS, answer.waitMs / 4);
+      if (answer.paused) chargePause(budget, answer.waitMs + jitter);
       await sleep(this.#clock, answer.waitMs + jitter, signal);
     }
   }
 
-  #fallbackAcquire(signal: AbortSignal | undefined): Promise<AttemptFinished | undefined> {
-    if (!this.#fallback) return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis and has no fallback (fallback: false); the call was not sent'));
-    return this.#fallback.acquire(signal);
+  #fallbackAcquire(signal: AbortSignal | undefined, budget: AcquireBudget | undefined): Promise<AttemptFinished | undefined> {
+    if (!this.#fallback) return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis in time and has no fallback (fallback: false); the call was not sent'));
+    return this.#fallback.acquire(signal, budget);
   }
 
   /**
@@ -178,6 +206,7 @@ class RedisRateLimiter implements RateLimiter {
    * most once per probe interval (Redis answering errors on a live connection).
    */
   #probeDue(): boolean {
+    if (this.#probing) return false;
     if (!this.#runner.ready()) {
       this.#sawDisconnected = true;
       return false;
@@ -200,10 +229,34 @@ class RedisRateLimiter implements RateLimiter {
     };
   }
 
-  async #ask(op: BucketOp, argument: string, signal?: AbortSignal): Promise<BucketAnswer> {
+  /**
+   * One script call, within the command timeout and what the caller has left of its deadline; the
+   * time it takes is charged to the caller (a slow Redis is not pacing).
+   */
+  async #ask(op: BucketOp, argument: string, signal?: AbortSignal, budget?: AcquireBudget): Promise<BucketAnswer> {
+    const startedAt = this.#clock.now();
+    const timeoutMs = Math.max(1, Math.floor(Math.min(this.#commandTimeoutMs, budget?.remaining() ?? Infinity)));
     let cancel = () => {};
     const timeout = new Promise<never>((_, reject) => {
-      cancel = this.#clock.setTimeout(() => reject(new RateLimiterUnavailableError(`Redis did not answer within ${this.#commandTimeoutMs} ms`)), this.#commandTimeoutMs);
+      let extended = false;
+      const arm = (ms: number) => {
+        const dueAt = this.#clock.now() + ms;
+        // Decided after the event loop's next I/O poll: an answer already received while the process
+        // was busy wins over a timer that fired in the same turn.
+        cancel = this.#clock.setTimeout(() => setImmediate(() => {
+          const now = this.#clock.now();
+          // A timer this late means this process was not running (a busy event loop, a starved CPU,
+          // a start-up loading modules): its command may not even have been written. Once, if the
+          // caller's deadline allows, Redis gets its time again rather than being called slow.
+          if (!extended && now - dueAt > PROCESS_STALL_MS && (budget === undefined || budget.remaining() - (now - startedAt) > timeoutMs)) {
+            extended = true;
+            arm(timeoutMs);
+            return;
+          }
+          reject(new RateLimiterUnavailableError(`Redis did not answer within ${timeoutMs} ms`));
+        }), ms);
+      };
+      arm(timeoutMs);
     });
     const within = <T>(promise: Promise<T>): Promise<T> => {
       const raced = Promise.race([promise, timeout]);
@@ -219,6 +272,7 @@ class RedisRateLimiter implements RateLimiter {
       return answerOf(await within(reply));
     } finally {
       cancel();
+      budget?.spend(this.#clock.now() - startedAt);
     }
   }
 

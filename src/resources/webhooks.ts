@@ -1,3 +1,4 @@
+import { sleep, systemClock, type Clock } from '../clock.ts';
 import { traceCall } from '../diagnostics.ts';
 import { ApiError, ConnectionError, IntegrationError } from '../errors/index.ts';
 import {
@@ -40,21 +41,33 @@ export interface DeliveriesOptions extends CallOptions {
 /** Webhook endpoints and their delivery log (spec 4.5, scope `webhooks:manage`). */
 export class WebhooksResource {
   readonly #requester: Requester;
+  readonly #clock: Clock;
+  readonly #timeoutMs: () => number;
 
-  constructor(requester: Requester) {
+  /** `timeoutMs`: the client's per-attempt time-out, the scale of the late look after a failed create. */
+  constructor(requester: Requester, clock: Clock = systemClock, timeoutMs: () => number = () => 30_000) {
     this.#requester = requester;
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
   }
 
   /**
    * POST /webhooks. The answer holds the endpoint's `secret`, shown this once: store it. Never
    * repeated unless the service certainly did not receive it (refused connection, 429, 503).
    *
+   * Replaces an endpoint with the same URL and the same events: it is deleted first (its secret
+   * stops working), so a create repeated after an error finds and replaces what the failed one
+   * may have registered instead of meeting the 5-endpoint limit, and no URL gets every event twice.
+   *
    * Leaves no orphan: after a failure where the service may have registered the endpoint anyway
    * (500, 502, 504, a reset, a time-out after sending), whose secret nobody received, the SDK
-   * deletes every endpoint with the same URL and events that was not listed before the create,
-   * then throws the original error (also if that clean-up fails: check `list()`). Calling `create`
-   * again is then safe. Do not register one URL from several processes at once: another process's
-   * endpoint created at that very moment would be taken for ours.
+   * deletes every endpoint with the same URL and events that was not listed before the create;
+   * when the service may still be working on it (a time-out, a reset, 502, 504) and none is there
+   * yet, it looks once more after a short delay (the attempt's `timeoutMs`, at most 10 s). Then it
+   * throws the original error, whose message says whether an endpoint may still appear (also if
+   * that clean-up fails: check `list()`, or call `create` again). Do not register one URL from
+   * several processes at once: another process's endpoint created at that very moment would be
+   * taken for ours.
    *
    * @example
    * ```ts
@@ -67,34 +80,62 @@ export class WebhooksResource {
       const checks = new InputChecks().text('url', input?.url);
       if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
       checks.throwIfAny();
-      const before = await this.#endpointIds(options);
+      const existing = await this.#endpointsBefore(options);
+      const before = existing === undefined ? undefined : new Set<string>();
+      for (const endpoint of existing ?? []) {
+        // The same URL and events: a stale copy (a failed create's, whose secret nobody has) or the one this create replaces.
+        if (!isLike(endpoint, input)) before!.add(endpoint.id);
+        else await this.#delete(endpoint.id, options).catch((error: unknown) => {
+          if (!(error instanceof IntegrationError && isNotFound(error))) throw error; // deleted meanwhile: as good
+        });
+      }
       try {
         return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
       } catch (error) {
-        if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) await this.#removeOrphans(input, before, options).catch(() => {});
+        if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) {
+          const outcome = await this.#removeOrphans(input, before, options, mayStillBeWorking(error));
+          error.message += cleanupNote(outcome);
+        }
         throw error;
       }
     });
   }
 
   /** The endpoints there before a create; none when the list is refused (401, 403), so the create throws its own error. */
-  async #endpointIds(options: CallOptions | undefined): Promise<Set<string> | undefined> {
+  async #endpointsBefore(options: CallOptions | undefined): Promise<WebhookEndpoint[] | undefined> {
     try {
-      return new Set((await this.#list(options)).map((endpoint) => endpoint.id));
+      return await this.#list(options);
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return undefined;
       throw error;
     }
   }
 
-  /** Deletes the endpoints like `input` that were not in `before`: the ones a failed create may have made. */
-  async #removeOrphans(input: CreateWebhookInput, before: ReadonlySet<string>, options: CallOptions | undefined): Promise<void> {
+  /**
+   * Deletes the endpoints like `input` that were not in `before`: the ones a failed create may have
+   * made. When the service may still be working on the create and none is there yet, looks again
+   * once the request would have finished there.
+   */
+  async #removeOrphans(input: CreateWebhookInput, before: ReadonlySet<string>, options: CallOptions | undefined, lookAgain: boolean): Promise<CleanupOutcome> {
     // Not the caller's signal or deadline: they may be what ended the create, and the clean-up must still run.
     const cleanup: CallOptions = options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-    const events = [...new Set(input.events)].sort().join(',');
-    for (const endpoint of await this.#list(cleanup)) {
-      if (before.has(endpoint.id) || endpoint.url !== input.url || [...new Set(endpoint.events)].sort().join(',') !== events) continue;
-      await this.#delete(endpoint.id, cleanup);
+    const removeNow = async (): Promise<number> => {
+      let removed = 0;
+      for (const endpoint of await this.#list(cleanup)) {
+        if (before.has(endpoint.id) || !isLike(endpoint, input)) continue;
+        await this.#delete(endpoint.id, cleanup);
+        removed += 1;
+      }
+      return removed;
+    };
+    try {
+      if ((await removeNow()) > 0) return 'removed';
+      if (!lookAgain) return 'none';
+      const delayMs = Math.min(LATE_LOOK_MAX_MS, options?.timeoutMs ?? this.#timeoutMs());
+      await sleep(this.#clock, delayMs);
+      return (await removeNow()) > 0 ? 'removed' : 'may-appear';
+    } catch {
+      return 'unchecked';
     }
   }
 
@@ -174,6 +215,44 @@ export class WebhooksResource {
       return this.#requester.send({ method: 'POST', path: `/webhooks/${segment(webhookId, 'webhookId')}/test`, route: '/webhooks/{id}/test', schema: WebhookTestResultSchema, retry: 'unsafe', options });
     });
   }
+}
+
+/** The late look after a failed create waits the attempt's `timeoutMs`, but never more than this. */
+const LATE_LOOK_MAX_MS = 10_000;
+
+type CleanupOutcome = 'removed' | 'none' | 'may-appear' | 'unchecked';
+
+/** What the failed create's error adds to its message, so the caller knows whether to look again. */
+function cleanupNote(outcome: CleanupOutcome): string {
+  switch (outcome) {
+    case 'removed':
+      return '; the endpoint it registered anyway was deleted (no orphan): call create again';
+    case 'none':
+      return '; no endpoint was registered by it';
+    case 'may-appear':
+      return '; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: if it appears in webhooks.list(), delete it, or call create again (it replaces an endpoint with the same URL and events)';
+    case 'unchecked':
+      return '; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: check webhooks.list(), or call create again (it replaces an endpoint with the same URL and events)';
+  }
+}
+
+/** The same URL and the same set of events: what a create of `input` registers. */
+function isLike(endpoint: WebhookEndpoint, input: CreateWebhookInput): boolean {
+  return endpoint.url === input.url && eventSet(endpoint.events) === eventSet(input.events);
+}
+
+function eventSet(events: readonly string[]): string {
+  return [...new Set(events)].sort().join(',');
+}
+
+/**
+ * Whether the service may still be working on a create the client gave up on: a time-out, a lost
+ * connection, or a gateway's 502/504 (the gateway gave up, the service may not have). A 500 is the
+ * service's own final answer.
+ */
+function mayStillBeWorking(error: IntegrationError): boolean {
+  if (error instanceof ApiError) return error.status === 502 || error.status === 504;
+  return error instanceof ConnectionError;
 }
 
 /** Whether a failed create may still have registered the endpoint (the service may have acted). */

@@ -13,7 +13,7 @@ import { resolveCallOptions, type ResolvedCallOptions } from './call-options.ts'
 import { raceAbort, sleep, type Clock } from '../clock.ts';
 import { errorFromAnswer, type Answer } from './error-from-answer.ts';
 import type { Logger } from './logger.ts';
-import type { AttemptFinished, RateLimiter } from './rate-limiter.ts';
+import { PauseOutlastsDeadline, type AcquireBudget, type AttemptFinished, type RateLimiter } from './rate-limiter.ts';
 import { validateResponse } from './response-issues.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { backoffDelay, isRetryable } from './retry-policy.ts';
@@ -21,7 +21,7 @@ import { sanitizeCause } from './sanitize-cause.ts';
 import { Redactor } from './redact.ts';
 import type { RequestSpec, Requester } from './types.ts';
 import { traceAttempt, type AttemptContext } from '../diagnostics.ts';
-import { checkPathSegments } from './input-checks.ts';
+import { checkPathSegments, isWellFormed, notWellFormed } from './input-checks.ts';
 
 // ky is loaded with the first request: it loads undici, 35 ms of the main entry's 85 ms import
 // (measured), which a process that sends nothing (a CLI's --help, a webhooks receiver) need not pay.
@@ -98,15 +98,16 @@ export class HttpRequester implements Requester {
     const budget = new Budget(call.totalTimeoutMs);
     // Once: every retry sends the same text, and a body JSON cannot carry is the caller's mistake, not retried.
     const body = serializeBody(spec.body);
-    this.#throwIfPausedPastDeadline(call, request);
     // Diagnostics: a 429's Retry-After pause, waited before the next attempt, is part of its rate-limit wait.
     let retryAfterWaitedMs = 0;
+    let lastError: IntegrationError | undefined;
 
     return pRetry(
       async (attemptNumber) => {
-        // Time queued behind our own limiter is not the service's fault: it is not in the budget.
+        // Time queued behind our own limiter's pacing is not in the budget; a 429 pause is (the
+        // limiter charges it, and refuses one that would end past the deadline).
         const queuedAt = this.#settings.clock.now();
-        const attemptFinished = await this.#settings.limiter.acquire(call.signal);
+        const attemptFinished = await this.#acquire(call, budget, request, lastError);
         const rateLimitWaitMs = this.#settings.clock.now() - queuedAt + retryAfterWaitedMs;
         retryAfterWaitedMs = 0;
         try {
@@ -115,6 +116,7 @@ export class HttpRequester implements Requester {
           );
         } catch (error) {
           if (!(error instanceof IntegrationError)) throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+          lastError = error;
           if (attemptNumber > 1 && spec.alreadyDoneOnRetry?.(error)) return undefined as T;
           if (error instanceof RateLimitError) {
             if ((error.retryAfterMs ?? 0) > this.#settings.maxRetryAfterMs) throw new AbortError(error);
@@ -194,7 +196,7 @@ export class HttpRequester implements Requester {
 
     if (answer.status < 200 || answer.status > 299) throw errorFromAnswer(answer, request, this.#redactor);
     if (spec.schema === undefined) return undefined as T;
-    const parsed = parseBody(answer.text);
+    const parsed = parseBody(spec.scrubAnswer ? this.#redactor.scrub(answer.text) : answer.text);
     const validated = parsed.ok ? validateResponse(spec.schema, parsed.value) : parsed;
     if (!validated.ok) {
       // Paths name fields of the answer: a field named after the key (a server echoing it) is cut out too.
@@ -235,6 +237,7 @@ export class HttpRequester implements Requester {
         if (!(typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value)))) {
           throw new InvalidInputError([{ path: `query.${name}`, message: 'must be a string, a finite number or a boolean' }]);
         }
+        if (typeof value === 'string' && !isWellFormed(value)) throw new InvalidInputError([notWellFormed(`query.${name}`)]);
         url.searchParams.append(name, String(value));
       }
     }
@@ -243,18 +246,25 @@ export class HttpRequester implements Requester {
     return url;
   }
 
-  /** A call whose budget ends before the client's 429 pause could only wait and fail: it fails now. */
-  #throwIfPausedPastDeadline(call: ResolvedCallOptions, request: { method: string; path: string }): void {
-    const pauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
-    if (pauseLeftMs <= 0 || pauseLeftMs < call.totalTimeoutMs) return;
-    throw new RateLimitError({
-      status: 429,
-      code: 'RATE_LIMITED',
-      message: `this client is paused for ${Math.ceil(pauseLeftMs)} ms after a 429, longer than the call's totalTimeoutMs (${call.totalTimeoutMs} ms); not sent`,
-      requestMethod: request.method,
-      requestPath: request.path,
-      retryAfterMs: Math.ceil(pauseLeftMs),
-    });
+  /**
+   * A token for the next attempt. A call whose budget ends before the 429 pause does (this client's,
+   * or another's through a shared limiter) could only wait and fail: it fails now, without sending,
+   * with `RateLimitError` on its first attempt and its last error on a retry. A limiter's failure
+   * (`RateLimiterUnavailableError`) is not retried: the call was not sent, and waiting on would
+   * only spend the caller's deadline.
+   */
+  async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
+    try {
+      // The client's own pause, for a custom limiter that does not read the budget.
+      const ownPauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
+      if (ownPauseLeftMs > 0 && ownPauseLeftMs >= budget.remaining()) throw new PauseOutlastsDeadline(ownPauseLeftMs);
+      return await this.#settings.limiter.acquire(call.signal, budget);
+    } catch (error) {
+      if (call.signal?.aborted) throw error;
+      if (error instanceof PauseOutlastsDeadline) throw new AbortError(lastError ?? pausedPastDeadline(error.pauseLeftMs, budget, request));
+      if (error instanceof IntegrationError) throw new AbortError(error);
+      throw error;
+    }
   }
 
   /** The key's budget is shared: every call of this client waits, not only the one that met the 429. */
@@ -270,8 +280,23 @@ export class HttpRequester implements Requester {
   }
 }
 
-/** The time a call may spend on attempts and waits (`totalTimeoutMs`), not counting the rate-limit queue. */
-class Budget {
+/** The first attempt of a call meets a 429 pause longer than its budget: `RateLimitError`, not sent. */
+function pausedPastDeadline(pauseLeftMs: number, budget: Budget, request: { method: string; path: string }): RateLimitError {
+  return new RateLimitError({
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `the API key is paused for ${Math.ceil(pauseLeftMs)} ms after a 429 (met by this or another client sharing its limiter), longer than the ${Math.floor(budget.remaining())} ms the call has left of its totalTimeoutMs; not sent`,
+    requestMethod: request.method,
+    requestPath: request.path,
+    retryAfterMs: Math.ceil(pauseLeftMs),
+  });
+}
+
+/**
+ * The time a call may spend on attempts and waits (`totalTimeoutMs`), not counting the rate-limit
+ * queue's pacing. Handed to the limiter, which charges a 429 pause and its own round trips to it.
+ */
+class Budget implements AcquireBudget {
   readonly #totalMs: number;
   #spentMs = 0;
 

@@ -4,9 +4,10 @@ import { InvalidInputError, type InputIssue } from '../errors/index.ts';
 export class InputChecks {
   readonly issues: InputIssue[] = [];
 
-  /** A non-empty string (an id, a code). */
+  /** A non-empty string (an id, a code) that can be sent as it is (no lone surrogate). */
   text(path: string, value: unknown): this {
     if (typeof value !== 'string' || value.trim() === '') this.issues.push({ path, message: 'must be a non-empty string' });
+    else if (!isWellFormed(value)) this.issues.push(notWellFormed(path));
     return this;
   }
 
@@ -33,11 +34,28 @@ export class InputChecks {
  * `..` in any of its {@link readings} is refused (`orders.get('..')` would be `GET /integration/v1/`).
  */
 export function segment(id: string, name: string): string {
+  if (typeof id === 'string' && !isWellFormed(id)) throw new InvalidInputError([notWellFormed(name)]);
   // An id that does not decode (`50%`) is sent encoded as it is: only what decodes to a dot counts.
   if (typeof id === 'string' && readings(id).some((form) => form !== null && DOT_SEGMENT.test(form))) {
     throw new InvalidInputError([{ path: name, message: 'must not be "." or ".." (also percent-encoded)' }]);
   }
   return encodeURIComponent(id);
+}
+
+/**
+ * A lone UTF-16 surrogate (`'\uD800'`, half of an emoji cut in two) has no UTF-8 form: in a path
+ * `encodeURIComponent` throws a bare `URIError`, and in a query or a URL the parser silently sends
+ * U+FFFD instead, another id. Either way it is refused as bad input, before anything is sent.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** No lone surrogate (`String.prototype.isWellFormed`, which ES2023 typings lack). */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+export function notWellFormed(path: string): InputIssue {
+  return { path, message: 'must be well-formed Unicode (it holds a lone UTF-16 surrogate, which cannot be sent)' };
 }
 
 /** `.` and `..`, also percent-encoded (`%2e`, `.%2E`...), also with a `;parameter` (`..;/` on Tomcat). */
@@ -72,6 +90,7 @@ function decode(text: string): string | null {
  * `.` or `..` segment (encoded or not), a backslash (read as `/`) or a {@link CONTROL} character.
  */
 export function checkPathSegments(path: string): void {
+  if (!isWellFormed(path)) throw new InvalidInputError([notWellFormed('path')]);
   if (CONTROL.test(path) || path.includes('\\') || hasDotOrEmptySegment(path)) throw unsafePath();
 }
 

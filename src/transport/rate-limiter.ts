@@ -18,8 +18,11 @@ export interface RateLimiter {
   /**
    * Resolves when one request may be sent; rejects with `signal.reason` if `signal` aborts first.
    * It may resolve to a function, called once that request's attempt has finished (see `TokenBucket`).
+   * `budget` is what the call has left of its `totalTimeoutMs`: waiting for a token is not charged to
+   * it, but waiting out a 429 pause is, and so is a round trip to a shared store (see
+   * {@link AcquireBudget}).
    */
-  acquire(signal?: AbortSignal): Promise<void | AttemptFinished>;
+  acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<void | AttemptFinished>;
   /** The service answered 429: let no request through for `ms`. */
   pause(ms: number): void;
   /**
@@ -41,6 +44,44 @@ export interface RateLimiterClient {
 /** Called by the client when the attempt a token was taken for has finished. */
 export type AttemptFinished = () => void;
 
+/**
+ * What a call has left of its `totalTimeoutMs`, as `RateLimiter.acquire` sees it. The bucket's
+ * steady pacing is the price of the caller's own concurrency and is not charged; a 429 pause
+ * (`Retry-After`, whoever met it) and a round trip to a shared store (Redis) are. A limiter must not
+ * start waiting out a pause that would end past `remaining()`: it throws
+ * {@link PauseOutlastsDeadline} instead, and the client throws `RateLimitError` without sending.
+ */
+export interface AcquireBudget {
+  /** Milliseconds the call has left. */
+  remaining(): number;
+  /** Charges `ms` of the limiter's own time (a pause waited out, a round trip) to the call. */
+  spend(ms: number): void;
+}
+
+/**
+ * Thrown by `acquire` when the key's 429 pause ends after the call's budget: waiting could only end
+ * past the deadline. The client turns it into `RateLimitError` (nothing is sent).
+ */
+export class PauseOutlastsDeadline extends Error {
+  readonly pauseLeftMs: number;
+
+  constructor(pauseLeftMs: number) {
+    super(`the rate-limit pause (${Math.ceil(pauseLeftMs)} ms left) outlasts the call's totalTimeoutMs`);
+    this.name = 'PauseOutlastsDeadline';
+    this.pauseLeftMs = pauseLeftMs;
+  }
+}
+
+/**
+ * Charges a pause of `ms` to `budget`, or throws {@link PauseOutlastsDeadline} when it would end at
+ * or past the deadline (the same rule as a `Retry-After` wait between attempts).
+ */
+export function chargePause(budget: AcquireBudget | undefined, ms: number): void {
+  if (budget === undefined || ms <= 0) return;
+  if (ms >= budget.remaining()) throw new PauseOutlastsDeadline(ms);
+  budget.spend(ms);
+}
+
 /** The default limiter's settings, matching the service's per-key bucket (spec part 8). */
 export interface TokenBucketOptions {
   /** @default 120 */
@@ -53,6 +94,7 @@ interface Waiter {
   resolve: (finished: AttemptFinished | undefined) => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
+  budget: AcquireBudget | undefined;
   onAbort: () => void;
 }
 
@@ -85,17 +127,24 @@ export class TokenBucket implements RateLimiter {
     this.#refilledAt = clock.now();
   }
 
-  acquire(signal?: AbortSignal): Promise<AttemptFinished | undefined> {
+  acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<AttemptFinished | undefined> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     this.#refill();
     if (this.#queue.length === 0 && !this.#isPaused() && this.#tokens >= 1) {
       return Promise.resolve(this.#take());
+    }
+    try {
+      // A pause, whichever client's 429 set it, counts against the call's deadline; pacing does not.
+      chargePause(budget, this.#pausedUntil - this.#clock.now());
+    } catch (error) {
+      return Promise.reject(error);
     }
     return new Promise<AttemptFinished | undefined>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
         reject,
         signal,
+        budget,
         onAbort: () => {
           this.#queue.splice(this.#queue.indexOf(waiter), 1);
           this.#schedule(); // no timer left behind for a queue that emptied
@@ -110,12 +159,28 @@ export class TokenBucket implements RateLimiter {
 
   pause(ms: number): void {
     const now = this.#clock.now();
+    const pausedFrom = Math.max(now, this.#pausedUntil);
     this.#pausedUntil = Math.max(this.#pausedUntil, now + ms);
+    // Waiters already queued now wait this much longer: charged to their calls, or refused.
+    this.#chargeWaiters(this.#pausedUntil - pausedFrom);
     // The service's bucket is empty now: refill from zero with it, not release a burst at the pause's end.
     this.#tokens = 0;
     this.#refilledAt = now;
     this.#awaitingFirstAttempt = false;
     this.#schedule();
+  }
+
+  #chargeWaiters(extraMs: number): void {
+    if (extraMs <= 0) return;
+    for (const waiter of [...this.#queue]) {
+      try {
+        chargePause(waiter.budget, extraMs);
+      } catch (error) {
+        this.#queue.splice(this.#queue.indexOf(waiter), 1);
+        waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        waiter.reject(error);
+      }
+    }
   }
 
   /** Takes one token; taken from a full bucket, refilling starts when its attempt has finished. */
@@ -183,9 +248,11 @@ export class PauseOnlyLimiter implements RateLimiter {
     this.#clock = clock;
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
+  async acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<void> {
     signal?.throwIfAborted();
+    // A pause extended while waiting (another 429) is charged again for what it added.
     for (let wait = this.#pausedUntil - this.#clock.now(); wait > 0; wait = this.#pausedUntil - this.#clock.now()) {
+      chargePause(budget, wait);
       await sleep(this.#clock, wait, signal);
     }
   }

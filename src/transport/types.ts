@@ -77,6 +77,11 @@ export interface RequestSpec<T> {
   schema?: z.ZodMiniType<T>;
   retry: RetryMode;
   options?: CallOptions;
+  /**
+   * The 2xx answer may echo what was sent (a bulk item error quoting a field): the API key is
+   * scrubbed from its text, in every encoding, before it is parsed. Error answers always are.
+   */
+  scrubAnswer?: boolean;
   /** An error that, met on a retry, means an earlier attempt did the work (a DELETE meeting 404): resolves `undefined`. */
   alreadyDoneOnRetry?: (error: IntegrationError) => boolean;
 }

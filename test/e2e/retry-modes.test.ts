@@ -16,7 +16,7 @@ import {
   type BulkUpsertResult,
   type ProductItem,
 } from 'integration-sdk';
-import type { FaultKind } from 'integration-sdk/sandbox';
+import type { FaultKind, Sandbox } from 'integration-sdk/sandbox';
 import { clientFor, rejectionOf, ScaledClock, startSandbox } from './helpers.ts';
 
 /**
@@ -95,6 +95,63 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     const { client } = clientFor(sandbox, { timeoutMs: 300, maxRetries: 0, fetch: late });
     expect(await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created'] }))).toBeInstanceOf(TimeoutError);
     expect(await client.webhooks.list()).toEqual([]);
+  });
+
+  /**
+   * A slow service: the POST /webhooks of a create is held (its answer never reaches the client,
+   * which times out), and reaches the sandbox, which registers the endpoint, only once the clean-up
+   * has listed the endpoints `looksBefore` times and found nothing.
+   */
+  function slowToRegister(sandbox: Sandbox, looksBefore: number) {
+    let held: Request | undefined;
+    let looks = 0;
+    let registered: Promise<unknown> = Promise.resolve();
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === 'POST' && new URL(request.url).pathname.endsWith('/webhooks') && held === undefined) {
+        // Cloned without the signal: the client's abort does not stop the service's work.
+        held = new Request(request.url, { method: 'POST', headers: request.headers, body: await request.text() });
+        return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+      }
+      if (held === undefined || request.method !== 'GET') return globalThis.fetch(request);
+      await registered; // a registration under way is complete before a later look is answered
+      const response = await globalThis.fetch(request);
+      if ((looks += 1) === looksBefore) registered = globalThis.fetch(held);
+      return response;
+    };
+    return { fetch, registered: () => registered };
+  }
+
+  test('the service registers the endpoint after the clean-up first looked: the second look deletes it', async () => {
+    const { sandbox } = await scriptedSandbox();
+    const slow = slowToRegister(sandbox, 1);
+    const { client } = clientFor(sandbox, { timeoutMs: 300, maxRetries: 0, fetch: slow.fetch });
+    const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created'] }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    await slow.registered();
+    expect(await clientFor(sandbox).client.webhooks.list()).toEqual([]);
+    expect((error as Error).message).toContain('deleted (no orphan)');
+  });
+
+  test('registered after both looks: the error says an endpoint may still appear, and a later create replaces it instead of meeting the limit', async () => {
+    const { sandbox } = await scriptedSandbox();
+    const { client: admin } = clientFor(sandbox);
+    const others = [];
+    for (const path of ['b', 'c', 'd', 'e']) others.push((await admin.webhooks.create({ url: `http://127.0.0.1:9/${path}`, events: ['order.created'] })).id);
+    const slow = slowToRegister(sandbox, 2);
+    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    const input = { url: 'http://127.0.0.1:9/slow', events: ['order.created', 'order.status_changed'] as const };
+    const error = await rejectionOf(client.webhooks.create({ ...input, events: [...input.events] }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/may still register one/);
+    await slow.registered();
+    const orphan = (await admin.webhooks.list()).find((endpoint) => endpoint.url === input.url);
+    expect(orphan).toBeDefined(); // five endpoints: the key's limit
+    // Events in another order are the same set: the orphan is replaced, not a sixth endpoint refused.
+    const created = await admin.webhooks.create({ url: input.url, events: ['order.status_changed', 'order.created'] });
+    const after = await admin.webhooks.list();
+    expect(after.map((endpoint) => endpoint.id).sort()).toEqual([...others, created.id].sort());
+    expect(after.some((endpoint) => endpoint.id === orphan!.id)).toBe(false);
   });
 
   test('webhooks.test with a lost answer: not repeated, exactly one test delivery', async () => {

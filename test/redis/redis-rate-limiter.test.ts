@@ -10,7 +10,9 @@ import { ConfigurationError } from '../../src/errors/index.ts';
 import { IntegrationClient } from 'integration-sdk';
 import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
 import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
-import { connectedClient, RedisServer, skipRedis, startClusterNode } from './redis-server.ts';
+import { RateLimitError } from '../../src/errors/index.ts';
+import { HEALTH, envelope, fakeService, json, makeClient } from '../support/fake-service.ts';
+import { connectedClient, freeze, RedisServer, skipRedis, startClusterNode } from './redis-server.ts';
 
 const SECRET = 'Sk3cr3tV4lue';
 let server: RedisServer;
@@ -155,7 +157,7 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
     const firstSleep = async (random: () => number) => {
       const sleeps: number[] = [];
       const recording: Clock = { now: () => Date.now(), setTimeout: (callback, ms) => (ms !== 2000 && sleeps.push(ms), systemClock.setTimeout(callback, ms)) };
-      const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 1 }, { clock: recording, random }));
+      const limiter = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 1 }, { clock: recording, random, commandTimeoutMs: 2000 }));
       (await limiter.acquire())?.();
       await limiter.acquire();
       return sleeps[0]!;
@@ -260,6 +262,131 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
         client.disconnect();
         await own.stop();
       }
+    });
+  });
+
+  describe('Redis frozen or slow (SIGSTOP: the connection open, no answers): calls keep their deadline', () => {
+    const reachWarnings = (warnings: unknown[][]) => warnings.filter(([message]) => String(message).includes('cannot reach Redis'));
+
+    it('a Redis answering in 1.5 s: the call goes on the fallback before the answer comes, with one warning, and Redis is used again once it answers', async () => {
+      const own = await RedisServer.start();
+      const redisClient = await connectedClient(own.url);
+      const { warnings, infos, logger } = recordingLogger();
+      const limiter = redisRateLimiter({ redis: redisClient, requestsPerMinute: 600, burst: 5 }, { probeIntervalMs: 50 });
+      const service = fakeService(json(200, HEALTH));
+      const client = makeClient(service.fetch, { rateLimit: limiter, logger, totalTimeoutMs: 3000 });
+      let thaw = () => {};
+      try {
+        await client.health(); // the shared bucket is in use
+        thaw = await freeze(own.url);
+        const started = Date.now();
+        const thawTimer = setTimeout(thaw, 1500);
+        await Promise.all([client.health(), client.health(), client.health()]);
+        const elapsed = Date.now() - started;
+        clearTimeout(thawTimer);
+        thaw();
+        // Before its answer, well inside the deadline (the command timeout is 500 ms, once more if
+        // this process stalled on a loaded machine).
+        expect(elapsed).toBeLessThan(1500);
+        expect(reachWarnings(warnings)).toHaveLength(1);
+        await new Promise((resolve) => setTimeout(resolve, 60)); // the next probe is due
+        await client.health();
+        expect(infos.filter(([message]) => String(message).includes('reaches Redis again'))).toHaveLength(1);
+        expect(service.requests).toHaveLength(5);
+      } finally {
+        thaw();
+        redisClient.destroy();
+        await own.stop();
+      }
+    });
+
+    it('a frozen Redis: concurrent calls complete well within totalTimeoutMs on the fallback, not one probe after another', async () => {
+      const own = await RedisServer.start();
+      const redisClient = await connectedClient(own.url);
+      const { warnings, logger } = recordingLogger();
+      const limiter = redisRateLimiter({ redis: redisClient, requestsPerMinute: 600, burst: 5, fallback: { requestsPerMinute: 60_000, burst: 20 } }, { probeIntervalMs: 200 });
+      const client = makeClient(fakeService(json(200, HEALTH)).fetch, { rateLimit: limiter, logger });
+      const thaw = await freeze(own.url);
+      try {
+        const durations: number[] = [];
+        const timedCall = async () => {
+          const started = Date.now();
+          await client.health({ totalTimeoutMs: 3000 });
+          durations.push(Date.now() - started);
+        };
+        for (let round = 0; round < 3; round += 1) {
+          await Promise.all(Array.from({ length: 5 }, timedCall));
+          await new Promise((resolve) => setTimeout(resolve, 250)); // a probe is due again: it meets the frozen Redis
+        }
+        // At most one command timeout (a few hundred ms) per call: callers on the fallback are not held
+        // in line behind the one probing, nor does each of them probe in turn.
+        expect(durations).toHaveLength(15);
+        expect(Math.max(...durations)).toBeLessThan(1500);
+        expect(reachWarnings(warnings)).toHaveLength(1);
+      } finally {
+        thaw();
+        redisClient.destroy();
+        await own.stop();
+      }
+    });
+
+    it('fallback: false: RateLimiterUnavailableError within the deadline, also a deadline shorter than the command timeout', async () => {
+      const own = await RedisServer.start();
+      const redisClient = await connectedClient(own.url);
+      const service = fakeService(json(200, HEALTH));
+      const client = makeClient(service.fetch, { rateLimit: redisRateLimiter({ redis: redisClient, requestsPerMinute: 600, burst: 5, fallback: false }, { commandTimeoutMs: 10_000 }) });
+      const thaw = await freeze(own.url);
+      try {
+        const started = Date.now();
+        const error = await client.health({ totalTimeoutMs: 400 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimiterUnavailableError);
+        expect(Date.now() - started).toBeLessThan(1000); // 400 ms and the scheduling of a loaded machine, not 10 s
+        expect(service.requests).toHaveLength(0);
+      } finally {
+        thaw();
+        redisClient.destroy();
+        await own.stop();
+      }
+    });
+  });
+
+  describe('a 429 pause counts against every call’s deadline, whoever met it', () => {
+    it('another process’s 429 (stored in Redis) and a second client of the same limiter: RateLimitError at once, nothing sent', async () => {
+      const keyId = freshKey();
+      const apiKey = `service_${keyId}_${SECRET}`;
+      const limiterA = redisRateLimiter({ redis, requestsPerMinute: 600, burst: 5 });
+      const limiterB = redisRateLimiter({ redis, requestsPerMinute: 600, burst: 5 }); // another process
+      const limited = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '5' }));
+      const first = makeClient(limited.fetch, { apiKey, rateLimit: limiterA });
+      // Its own Retry-After (5 s) is past its deadline: RateLimitError, and the key is paused in Redis.
+      await expect(first.health({ totalTimeoutMs: 1000 })).rejects.toBeInstanceOf(RateLimitError);
+      for (const limiter of [limiterA, limiterB]) {
+        const service = fakeService(json(200, HEALTH));
+        const client = makeClient(service.fetch, { apiKey, rateLimit: limiter });
+        const started = Date.now();
+        const error = await client.health({ totalTimeoutMs: 1000 }).catch((e: unknown) => e);
+        expect(Date.now() - started).toBeLessThan(1000);
+        expect(error).toBeInstanceOf(RateLimitError);
+        expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(1000);
+        expect(service.requests).toHaveLength(0);
+      }
+    });
+
+    it('a pause shorter than the deadline is waited out and counted: the attempt after it has only the rest', async () => {
+      const keyId = freshKey();
+      const apiKey = `service_${keyId}_${SECRET}`;
+      const paused = attached(redisRateLimiter({ redis, requestsPerMinute: 600, burst: 5 }), keyId);
+      paused.pause(600);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the pause reaches Redis
+      const silent = fakeService(() => new Promise<Response>(() => {}));
+      const client = makeClient(silent.fetch, { apiKey, rateLimit: redisRateLimiter({ redis, requestsPerMinute: 600, burst: 5 }) });
+      const started = Date.now();
+      const error = await client.health({ totalTimeoutMs: 1000, maxRetries: 0 }).catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect((error as Error).message).toContain('totalTimeoutMs');
+      expect(silent.requests.length).toBe(1);
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(1400); // about 1000: the pause, then what was left, not the pause plus 1000
     });
   });
 

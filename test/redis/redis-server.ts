@@ -54,3 +54,26 @@ export async function startClusterNode(): Promise<{ url: string; port: number; s
   }
   return { url, port, stop: () => void child.kill('SIGKILL') };
 }
+
+/**
+ * Freezes the redis-server at `url` with SIGSTOP (its pid as INFO reports it): connections stay
+ * open, nothing is answered, as with a server stuck in a long command or a paused VM. Returns the
+ * SIGCONT that thaws it; call it in a `finally`, a frozen server outlives the test otherwise.
+ */
+export async function freeze(url: string): Promise<() => void> {
+  const admin = await connectedClient(url);
+  let pid: number;
+  try {
+    pid = Number(/process_id:(\d+)/.exec(await admin.info('server'))?.[1]);
+  } finally {
+    admin.destroy();
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error('redis-server did not report its process_id');
+  process.kill(pid, 'SIGSTOP');
+  let thawed = false;
+  return () => {
+    if (thawed) return;
+    thawed = true;
+    process.kill(pid, 'SIGCONT');
+  };
+}

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InternalServerError, RateLimitError, TimeoutError } from '../../src/index.ts';
+import { InternalServerError, RateLimitError, ServiceUnavailableError, TimeoutError } from '../../src/index.ts';
+import { TokenBucket } from '../../src/transport/rate-limiter.ts';
 import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
@@ -60,7 +61,8 @@ describe('attempt time-out (timeoutMs) covers reading the body', () => {
     const service = fakeService(json(200, { data: [] }), silent, json(200, { data: [] }));
     const { error } = await timed(makeClient(service.fetch, { timeoutMs: 1000 }).webhooks.create({ url: 'https://x.example', events: ['order.created'] }));
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(service.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET']);
+    // The clean-up looks at once, then once more a timeoutMs later (the service may still register it).
+    expect(service.requests.map((request) => [request.method, request.at])).toEqual([['GET', 0], ['POST', 0], ['GET', 1000], ['GET', 2000]]);
   });
 
   it('per-call timeoutMs overrides the client', async () => {
@@ -103,6 +105,73 @@ describe('totalTimeoutMs bounds attempts and waits together', () => {
     expect(error).toBeUndefined();
     expect(value).toEqual(HEALTH);
     expect(service.requests[1]!.at).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('a 429 pause counts against every call’s deadline, whoever met it', () => {
+  // The bucket's pacing is not charged to a call (above); a 429 pause is, as the Retry-After wait of
+  // the call that met it is: no call starts waiting out a pause that ends past its totalTimeoutMs.
+  const limited = () => fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '5' }));
+
+  it('a second client sharing the limiter: RateLimitError at once, nothing sent', async () => {
+    const shared = new TokenBucket({ requestsPerMinute: 120, burst: 120 });
+    await timed(makeClient(limited().fetch, { rateLimit: shared }).health({ totalTimeoutMs: 1000 }));
+    const service = fakeService(json(200, HEALTH));
+    const start = Date.now();
+    const { error, settledAt } = await timed(makeClient(service.fetch, { rateLimit: shared }).health({ totalTimeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(5000 - start);
+    expect(settledAt).toBeLessThanOrEqual(start + 10); // within the first step of `timed`: at once
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('a call already queued for a token when the pause begins: refused then, not 5 s later', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const shared = new TokenBucket({ requestsPerMinute: 60, burst: 1 });
+    const client = makeClient(service.fetch, { rateLimit: shared });
+    await timed(client.health());
+    let settledAt: number | undefined;
+    const queued = settle(client.health({ totalTimeoutMs: 1000 })).finally(() => (settledAt = Date.now())); // waits ~1 s for a token: pacing, not charged
+    await vi.advanceTimersByTimeAsync(100);
+    const pausedAt = Date.now();
+    shared.pause(5000); // another client of the limiter met a 429
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await queued).error).toBeInstanceOf(RateLimitError);
+    expect(settledAt).toBe(pausedAt);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('a pause the budget can hold is waited out and charged: the attempt after it has only the rest', async () => {
+    const shared = new TokenBucket({ requestsPerMinute: 120, burst: 120 });
+    await timed(makeClient(limited().fetch, { rateLimit: shared }).health({ totalTimeoutMs: 1000 }));
+    const start = Date.now();
+    const { error, settledAt } = await timed(makeClient(fakeService(silent).fetch, { rateLimit: shared, maxRetries: 0 }).health({ totalTimeoutMs: 6000 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('totalTimeoutMs');
+    expect(settledAt! - start).toBe(6000); // the rest of the pause, then what is left: not the pause + 6 s
+  });
+
+  it('on a retry, a pause past the deadline ends the call with its last error', async () => {
+    // The first attempt meets 503; during its backoff, another client's 429 pauses the key for 5 s.
+    const shared = new TokenBucket({ requestsPerMinute: 120, burst: 120 });
+    const service = fakeService(envelope(503, 'SERVICE_UNAVAILABLE'), json(200, HEALTH));
+    const call = timed(makeClient(service.fetch, { rateLimit: shared }).health({ totalTimeoutMs: 3000 }));
+    await vi.advanceTimersByTimeAsync(100);
+    shared.pause(5000);
+    const { error, settledAt } = await call;
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(settledAt).toBeLessThan(1000);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('with rateLimit: false, a call started during the client’s pause is charged for it', async () => {
+    const service = fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '2' }), silent);
+    const client = makeClient(service.fetch, { rateLimit: false, maxRetries: 0 });
+    await timed(client.health());
+    const start = Date.now();
+    const { error, settledAt } = await timed(client.health({ totalTimeoutMs: 3000 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(settledAt! - start).toBe(3000); // the rest of the pause, then what is left: not the pause + 3 s
   });
 });
 

@@ -54,6 +54,35 @@ describe('paths never leave /integration/v1 (14.3)', () => {
   });
 });
 
+describe('a lone UTF-16 surrogate in an id (19.15): InvalidInputError naming the argument, nothing sent', () => {
+  // Half of an emoji: encodeURIComponent throws a bare URIError on it, and a URL's query silently sends U+FFFD instead.
+  const calls: [string, string, (client: ReturnType<typeof makeClient>) => Promise<unknown>][] = [
+    ["orders.get('\\uD800')", 'orderId', (c) => c.orders.get('\uD800')],
+    ["orders.get('a\\uDC00')", 'orderId', (c) => c.orders.get('a\uDC00')],
+    ["orders.findByExternalId('MKT-\\uD83D')", 'externalOrderId', (c) => c.orders.findByExternalId('MKT-\uD83D')],
+    ["webhooks.delete('\\uD800')", 'webhookId', (c) => c.webhooks.delete('\uD800')],
+    ["webhooks.test('\\uD800')", 'webhookId', (c) => c.webhooks.test('\uD800')],
+    ["webhooks.deliveries('\\uD800')", 'webhookId', (c) => c.webhooks.deliveries('\uD800')],
+    ["loyalty.balance({ external_id: '\\uDFFF' })", 'external_id', (c) => c.loyalty.balance({ external_id: '\uDFFF' })],
+    ["loyalty.statement({ phone: '\\uD800' })", 'phone', (c) => c.loyalty.statement({ phone: '\uD800' })],
+    ["request({ path: '/orders/\\uD800' })", 'path', (c) => c.request({ method: 'GET', path: '/orders/\uD800' })],
+    ["request({ query: { q: '\\uD800' } })", 'query.q', (c) => c.request({ method: 'GET', path: '/orders', query: { q: '\uD800' } })],
+  ];
+  it.each(calls)('%s', async (_name, path, call) => {
+    const service = fakeService(json(200, ORDER));
+    const error = await call(makeClient(service.fetch)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).issues).toEqual([{ path, message: expect.stringContaining('lone UTF-16 surrogate') }]);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('a whole emoji (a surrogate pair) is an ordinary id', async () => {
+    const service = fakeService(json(200, ORDER));
+    await makeClient(service.fetch).orders.get('pedido-\u{1F600}');
+    expect(service.requests[0]!.url.pathname).toBe('/integration/v1/orders/pedido-%F0%9F%98%80');
+  });
+});
+
 describe('request() query values (14.9)', () => {
   it.each([
     ['an object', { a: 1 }],

@@ -97,6 +97,8 @@ async function sendWindow<Result extends ItemResultShape, Summary extends object
     schema: route.schema,
     retry: 'safe',
     options: call,
+    // Item error messages may quote what was sent, and reach results, logs and the CLI's errors file.
+    scrubAnswer: true,
   });
   return settle(route, window, answer);
 }

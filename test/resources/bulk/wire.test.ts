@@ -2,7 +2,7 @@
 // PATCH /stock, a typed batch error); the engine's behaviours are tested in the other files here.
 import { describe, expect, it } from 'vitest';
 import { BulkOperationError, IntegrationClient } from 'integration-sdk';
-import { BASE, KEY, STORE, bulkOk, fail, service, stockOk, type Answer } from '../../conformance/helpers.ts';
+import { BASE, KEY, KEY_SECRET, STORE, bulkOk, fail, ok, service, stockOk, type Answer } from '../../conformance/helpers.ts';
 
 const STORE2 = '1c9e9b63-4d6f-4e4a-8e1c-3c8e8f7c9f22';
 
@@ -98,5 +98,34 @@ describe('stock.set', () => {
     const error = await client.stock.set([{ external_id: 'A', store_id: STORE, stock_quantity: 1 }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BulkOperationError);
     expect((error as BulkOperationError<any>).partial).toEqual({ sync_ids: [], summary: { updated: 0, errors: 0 }, results: [] });
+  });
+});
+
+describe('an item error echoing the API key (a 200 answer)', () => {
+  // As the service might quote a field, or a misbehaving proxy the header: raw, JSON-escaped, percent-encoded, and the secret alone.
+  const echoes = [KEY, KEY.replace(/[a-z]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), encodeURIComponent(KEY).replace(/_/g, '%5F'), KEY_SECRET];
+  const itemError = (i: number) => ({ code: 'VALIDATION_ERROR', message: `field x-api-key=${echoes[i % echoes.length]} is not allowed` });
+  /** A 200 whose every item failed with a message quoting the key; the text is written by hand so that escapes reach the client as they are. */
+  const echoing: Answer = (seen) => {
+    const items = (seen.body as { items: { external_id: string; store_id?: string }[] }).items;
+    const results = items.map((item, index) => ({ index, external_id: item.external_id, ...(item.store_id ? { store_id: item.store_id } : {}), status: 'error', error: itemError(index) }));
+    const text = JSON.stringify({ sync_id: 's1', summary: { created: 0, updated: 0, errors: items.length }, results }).replace(/\\\\u/g, '\\u');
+    return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const leaks = (value: unknown) => {
+    const text = JSON.stringify(value);
+    return [KEY, KEY_SECRET, 'SuperSecret'].filter((secret) => text.includes(secret)).length + (text.includes('\\u0053uper') ? 1 : 0) + (text.includes('%5F') ? 1 : 0);
+  };
+
+  it('is scrubbed from upsertProducts, upsertBatches and stock.set results', async () => {
+    const { client } = make(echoing);
+    const products4 = products(4);
+    const result = await client.catalog.upsertProducts(products4);
+    expect(result.results.map((r) => r.error?.message)).toEqual(Array.from({ length: 4 }, () => 'field x-api-key=[redacted] is not allowed'));
+    const batches = [];
+    for await (const batch of client.catalog.upsertBatches(products4)) batches.push(batch);
+    const stock = await client.stock.set(products4.map((p) => ({ external_id: p.external_id, store_id: STORE, stock_quantity: 1 })));
+    expect(stock.results.every((r) => r.error?.message === 'field x-api-key=[redacted] is not allowed')).toBe(true);
+    expect(leaks([result, batches, stock])).toBe(0);
   });
 });
