@@ -255,8 +255,10 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async close() {
+      // The last wake-up goes out first: a notification queued on a pool that is ending never
+      // settles, and close() would never resolve.
+      while (notifying) await notifying;
       const ended = db.close();
-      await notifying;
       for (const client of listeners) client.release(true);
       listeners.clear();
       await ended;
