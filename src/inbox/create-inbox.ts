@@ -35,7 +35,11 @@ export interface InboxOptions {
   random?: () => number;
 }
 
-/** What `inbox.purge` deletes. */
+/**
+ * What `inbox.purge` deletes. `done` entries finished within the last 7 days keep their row (and
+ * so their delivery id, which makes a late retry of the service a duplicate) and lose only their
+ * payload; older ones are deleted. `dead` entries are deleted whole.
+ */
 export interface PurgeOptions {
   status: 'done' | 'dead';
   /** Entries finished more than this many days ago. @default 0 (all) */
@@ -57,7 +61,10 @@ export interface Inbox {
   retry(deliveryId: string): Promise<boolean>;
   /** Every `dead` entry back to `pending`; returns how many. */
   retryDead(): Promise<number>;
-  /** Deletes finished entries; returns how many. */
+  /**
+   * Deletes finished entries (or, for `done` entries younger than the 7-day id window, their
+   * payload only); returns how many were deleted or emptied.
+   */
   purge(options: PurgeOptions): Promise<number>;
   /** Stops this process's workers (waiting for their handlers) and closes the store. */
   close(): Promise<void>;
@@ -216,7 +223,15 @@ export function createInbox(options: InboxOptions): Inbox {
       if (status !== 'done' && status !== 'dead') throw new InvalidInputError([{ path: 'status', message: "must be 'done' or 'dead'" }]);
       if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new InvalidInputError([{ path: 'olderThanDays', message: 'must be zero or more' }]);
       await ready();
-      return store.purge({ status, finishedBefore: clock.now() - olderThanDays * DAY, what: 'entry' });
+      const now = clock.now();
+      const finishedBefore = now - olderThanDays * DAY;
+      if (status === 'dead') return store.purge({ status, finishedBefore, what: 'entry' });
+      // A done entry's delivery id is what makes a late retry of the service a duplicate: whatever
+      // age is asked, rows younger than the id window only lose their payload.
+      const idsBefore = Math.min(finishedBefore, now - MIN_ID_DAYS * DAY);
+      const deleted = await store.purge({ status, finishedBefore: idsBefore, what: 'entry' });
+      const emptied = finishedBefore > idsBefore ? await store.purge({ status, finishedBefore, what: 'payload' }) : 0;
+      return deleted + emptied;
     },
 
     async close() {

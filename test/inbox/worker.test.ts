@@ -324,6 +324,27 @@ describe('inbox.startWorker', () => {
     await afterPoll(async () => expect(await inbox.entry(id)).toBeUndefined());
   });
 
+  it("purge({ status: 'done' }) keeps a fresh delivery id for 7 days, so a redelivery does not run the handler twice", async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const id = 'f8f8f8f8-0000-4000-8000-000000000002';
+    let runs = 0;
+    start({ handlers: { 'order.created': async () => void (runs += 1) } });
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+    manual.advance(1);
+    expect(await inbox.purge({ status: 'done' })).toBe(1);
+    expect(await inbox.entry(id)).toMatchObject({ status: 'done', payload: null });
+    manual.advance(60_000);
+    const again = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: id }));
+    expect(await again.text()).toBe('duplicate');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs).toBe(1);
+    expect(await inbox.purge({ status: 'done', olderThanDays: 1 })).toBe(0);
+    manual.advance(7 * 86_400_000);
+    expect(await inbox.purge({ status: 'done' })).toBe(1);
+    expect(await inbox.entry(id)).toBeUndefined();
+  });
+
   it('publishes each handled event on integration-sdk:inbox with its outcome and attempt, without the payload', async () => {
     const { inbox, manual, deliver, start, afterPoll } = setup();
     const seen: Array<Record<string, unknown>> = [];
