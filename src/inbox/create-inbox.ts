@@ -136,9 +136,11 @@ export function createInbox(options: InboxOptions): Inbox {
 
   const readyStore: InboxStore = {
     ...store,
-    insert: async (entry) => {
+    insert: async (entry, insertOptions) => {
+      const startedAt = clock.now();
       await ready();
-      return store.insert(entry);
+      if (insertOptions?.timeoutMs === undefined) return store.insert(entry);
+      return store.insert(entry, { timeoutMs: Math.max(0, insertOptions.timeoutMs - (clock.now() - startedAt)) });
     },
   };
 

@@ -5,6 +5,7 @@ import { traceInbox } from '../diagnostics.ts';
 import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
 import { verifyWebhook } from '../webhooks/verify-webhook.ts';
+import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
 import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
 import { readRawNodeBody } from '../webhooks/node-listener.ts';
 import type { WebhookHeaders } from '../webhooks/read-header.ts';
@@ -105,6 +106,16 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   if (incoming.declaredLength !== undefined && incoming.declaredLength > MAX_BODY_BYTES) {
     return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
   }
+  const verifyOptions = { toleranceSeconds: options.toleranceSeconds, now: options.clock.now() };
+  try {
+    // Headers and timestamp before the body: a request that cannot be a delivery is answered at
+    // once, not after waiting for a body it may never send.
+    checkDeliveryHeaders(incoming.headers, options.secret, verifyOptions);
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    report(options, error);
+    return { status: 400, body: error.reason, outcome: 'rejected' };
+  }
   let body: Uint8Array;
   try {
     body = await incoming.readBody();
@@ -117,10 +128,7 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   }
   let event;
   try {
-    event = verifyWebhook(body, incoming.headers, options.secret, {
-      toleranceSeconds: options.toleranceSeconds,
-      now: options.clock.now(),
-    });
+    event = verifyWebhook(body, incoming.headers, options.secret, verifyOptions);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
@@ -142,7 +150,7 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
         payload: new TextDecoder().decode(body),
         known: isKnownEventName(event.event),
         receivedAt: options.clock.now(),
-      }),
+      }, { timeoutMs: options.storeTimeoutMs }),
       options.storeTimeoutMs,
       options.clock,
     );

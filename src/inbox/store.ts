@@ -4,6 +4,7 @@
  * implements the same methods and runs the same suite. Times are epoch milliseconds from the
  * inbox's clock, passed in so that stores never read the wall clock themselves.
  */
+import { scrubPatterns } from './error-text.ts';
 
 /** Where an entry is in its life. */
 export type InboxEntryStatus = 'pending' | 'processing' | 'done' | 'dead';
@@ -22,6 +23,12 @@ export interface NewInboxEntry {
   /** Whether this SDK version knows the event name. */
   known: boolean;
   receivedAt: number;
+}
+
+/** How long {@link InboxStore.insert} may wait. */
+export interface InsertOptions {
+  /** Give up (throw) after this many ms of waiting for the store. @default the store's own limit */
+  timeoutMs?: number;
 }
 
 /** An entry as listed: everything but the payload. */
@@ -97,8 +104,13 @@ export interface PurgeRequest {
 export interface InboxStore {
   /** Creates tables if needed (idempotent). Called by the inbox before first use. */
   migrate(): Promise<void>;
-  /** Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there. */
-  insert(entry: NewInboxEntry): Promise<'stored' | 'duplicate'>;
+  /**
+   * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there.
+   * With `timeoutMs`, a store that waits for a lock gives up (throws) once that time has passed:
+   * the receiver passes what is left of `storeTimeoutMs`, so that no write keeps retrying after
+   * its 503 went out.
+   */
+  insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
    * Leases up to `limit` runnable entries to `workerId` until `now + leaseMs`, adding 1 to their
    * `attempts`. Runnable: `pending` and due, or `processing` with an expired lease; and the earliest
@@ -170,7 +182,8 @@ export function entryFromRow(row: InboxRow): InboxEntry {
     status: row.status,
     known: Boolean(row.known),
     attempts: Number(row.attempts),
-    lastError: row.last_error,
+    // Scrubbed again on the way out: rows an earlier version wrote kept the handler's text whole.
+    lastError: row.last_error === null ? null : scrubPatterns(row.last_error),
     receivedAt: Number(row.received_at),
     nextAttemptAt: Number(row.next_attempt_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),

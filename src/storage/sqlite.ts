@@ -61,6 +61,9 @@ export function sqliteTransaction<T>(database: SqliteDatabase, body: () => T): T
   }
 }
 
+/** The longest pause between two tries of an operation waiting for a lock, in ms. */
+const MAX_RETRY_STEP_MS = 16;
+
 export interface SqliteFileOptions {
   path: string;
   /** Longest wait for a lock held by another connection, per operation, in ms. */
@@ -75,7 +78,8 @@ export interface SqliteFileOptions {
 export interface SqliteFile {
   /**
    * Runs `operation` on the database, trying again in short asynchronous steps while another
-   * connection holds the lock, until `deadlineMs` from now (default `busyTimeoutMs`).
+   * connection holds the lock, until `deadlineMs` from now (default `busyTimeoutMs`); then throws
+   * the driver's busy error. Each try fails at once on a held lock: the event loop never waits.
    */
   attempt<T>(operation: (database: SqliteDatabase) => T, deadlineMs?: number): Promise<T>;
   /** Whether `close()` was called. */
@@ -111,8 +115,10 @@ export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
         return statement;
       },
     };
-    // A short driver-level wait; longer waits happen in attempt(), asynchronously.
-    opened.exec('PRAGMA busy_timeout = 50');
+    // No driver-level wait: SQLite's busy handler sleeps inside the call, which blocks the event
+    // loop for its whole timeout on each try. A locked database fails at once, and attempt()
+    // waits between tries asynchronously.
+    opened.exec('PRAGMA busy_timeout = 0');
     db = opened;
     return opened;
   }
@@ -120,13 +126,18 @@ export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
   return {
     async attempt(operation, deadlineMs = options.busyTimeoutMs) {
       const deadline = systemClock.now() + deadlineMs;
+      // Short steps first (a lock is usually held for a few ms), then longer ones, so that many
+      // waiting operations do not spin the CPU the lock holder needs.
+      let step = 1;
       for (;;) {
         try {
           return operation(open());
         } catch (error) {
-          if (!isSqliteBusy(error) || systemClock.now() >= deadline) throw error;
+          const left = deadline - systemClock.now();
+          if (!isSqliteBusy(error) || left <= 0) throw error;
+          await sleep(systemClock, Math.min(step, left));
+          step = Math.min(step * 2, MAX_RETRY_STEP_MS);
         }
-        await sleep(systemClock, 1);
       }
     },
     get closed() {

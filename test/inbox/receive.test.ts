@@ -1,5 +1,6 @@
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import diagnostics from 'node:diagnostics_channel';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES, type InboxStore } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
@@ -116,6 +117,39 @@ describe('inbox.handler (Fetch)', () => {
     expect(JSON.stringify(errors.map(String))).not.toContain('98765');
   });
 
+  it('answers 20 concurrent deliveries within storeTimeoutMs while another connection holds the write lock, without stalling the event loop or writing after its 503', async () => {
+    const dir = tempDir('inbox-locked-many');
+    disposers.push(() => dir.remove());
+    const path = `${dir.path}/inbox.db`;
+    const storeTimeoutMs = 400;
+    // The real clock: a real lock held by a real second connection (it does not block this thread).
+    const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path }), storeTimeoutMs });
+    disposers.push(() => inbox.close());
+    await inbox.stats();
+    const other = new DatabaseSync(path);
+    disposers.push(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: Date.now() }));
+        return { status: response.status, ms: performance.now() - started };
+      }),
+    );
+    loop.disable();
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(503));
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(storeTimeoutMs + 500);
+    // Each try fails at once on the held lock: no try blocks the loop (the driver's own busy wait did, 50 ms a try).
+    expect(loop.percentile(99) / 1e6).toBeLessThan(25);
+    // The writes gave up with their answers: none lands once the lock is released.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    other.exec('ROLLBACK');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
   it('answers 408 to a Fetch body that stops arriving', async () => {
     const { inbox, manual } = setup();
     const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
@@ -124,6 +158,20 @@ describe('inbox.handler (Fetch)', () => {
     await vi.waitFor(() => expect(manual.pendingTimers).toBeGreaterThan(0), { interval: 5 });
     manual.advance(5_000);
     expect((await answer).status).toBe(408);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 400 at once to a request without the signature headers, before reading its body (which may never come)', async () => {
+    const { inbox, manual } = setup();
+    const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(16).fill(0x20)) });
+    const unsigned = inbox.handler(new Request('http://inbox.test/webhooks', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: stalled, duplex: 'half' } as RequestInit));
+    const stale = deliveryRequest(orderCreated(), { nowMs: manual.now() - 3_600_000 });
+    const outside = inbox.handler(new Request(stale.url, { method: 'POST', headers: stale.headers, body: new ReadableStream<Uint8Array>({ start: () => {} }), duplex: 'half' } as RequestInit));
+    // No clock advance: the 5 s body timeout never fires, so only an answer on the headers can come.
+    const answers = await Promise.all([unsigned, outside]);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400]);
+    expect(await answers[0]!.text()).toBe('missing_header');
+    expect(await answers[1]!.text()).toBe('timestamp_out_of_tolerance');
     expect((await inbox.stats()).received).toBe(0);
   });
 

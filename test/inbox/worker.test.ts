@@ -310,6 +310,69 @@ describe('inbox.startWorker', () => {
     expect(await statusOf(inbox, 'f7f7f7f7-0000-4000-8000-000000000001')).toBe('pending');
   });
 
+  it('keeps no personal data in lastError: a handler error quoting the payload is cut and scrubbed before it is stored', async () => {
+    const { inbox, deliver, start } = setup();
+    const id = 'fafafafa-0000-4000-8000-000000000001';
+    start({
+      handlers: {
+        'order.created': async (event) => {
+          const { customer } = event.data;
+          throw new Error(`ERP refused ${customer.name} <${customer.email}> tel ${customer.phone}, also reachable at maria@example.org or (11) 91234-5678: ${JSON.stringify(event.data)}`);
+        },
+      },
+      maxAttempts: 1,
+    });
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('dead'));
+    const dead = [];
+    for await (const entry of inbox.entries({ status: 'dead' })) dead.push(entry);
+    const lastError = dead[0]!.lastError!;
+    expect(lastError).toMatch(/^Error: ERP refused \[redacted\] <\[redacted\]> tel \[redacted\], also reachable at \[email\] or \[phone\]/);
+    expect(lastError.length).toBeLessThanOrEqual(300);
+    for (const personal of ['João', 'joao@example.com', '98765', 'Paulista', 'Bela Vista', 'maria@', '91234']) expect(lastError).not.toContain(personal);
+    // Ids stay readable: they are what an operator looks for.
+    expect(lastError).toContain(ORDER.order_id as string);
+  });
+
+  it('aborts a handler that never settles after handlerTimeoutMs and counts a failed run, so the later events of its order run', async () => {
+    const { inbox, manual, deliver, start, afterPoll } = setup();
+    const orderId = '11111111-0000-4000-8000-0000000000f9';
+    const created = 'f9f9f9f9-0000-4000-8000-000000000001';
+    const changed = 'f9f9f9f9-0000-4000-8000-000000000002';
+    const signals: AbortSignal[] = [];
+    const statuses: string[] = [];
+    start({
+      handlers: {
+        'order.created': (_event, ctx) => {
+          signals.push(ctx.signal);
+          return new Promise(() => {}); // never settles
+        },
+        'order.status_changed': async (event) => void statuses.push(event.data.status),
+      },
+      handlerTimeoutMs: 5_000,
+      maxAttempts: 2,
+      retryDelayMs: () => 1_000,
+    });
+    await deliver(orderCreated(orderId), created);
+    await deliver(statusChanged(orderId), changed);
+    await vi.waitFor(() => expect(signals).toHaveLength(1));
+    manual.advance(5_000);
+    await vi.waitFor(async () => expect(await inbox.entry(created)).toMatchObject({ status: 'pending', attempts: 1 }));
+    expect(signals[0]!.aborted).toBe(true);
+    expect((await inbox.entry(created))!.lastError).toContain('HandlerTimeoutError');
+    manual.advance(1_000);
+    await afterPoll(() => expect(signals).toHaveLength(2));
+    manual.advance(5_000);
+    await afterPoll(async () => expect(await statusOf(inbox, created)).toBe('dead'));
+    await afterPoll(() => expect(statuses).toEqual(['cancelled']));
+  });
+
+  it('refuses a handlerTimeoutMs that is not a positive number of milliseconds (Infinity turns it off)', () => {
+    const { inbox } = setup();
+    expect(() => inbox.startWorker({ handlers: {}, handlerTimeoutMs: 0 })).toThrow(/handlerTimeoutMs/);
+    expect(() => inbox.startWorker({ handlers: {}, handlerTimeoutMs: Number.NaN })).toThrow(/handlerTimeoutMs/);
+  });
+
   it('deletes a done payload after retention.days, keeps its id 7 days for deduplication, then deletes it', async () => {
     const { inbox, manual, deliver, start, afterPoll } = setup({ days: 1 });
     const id = 'f8f8f8f8-0000-4000-8000-000000000001';
