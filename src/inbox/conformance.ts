@@ -74,6 +74,30 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await store.stats(T0)).received).toBe(1);
     });
 
+    it('stores every delivery a real service may send: a fractional or huge ts, a NUL in order_id or payload, ids over 2.7 KB', async () => {
+      const odd = [
+        entry({ ts: 1_700_000_000.25 }),
+        entry({ ts: 1e300 }),
+        entry({ orderId: 'order-\u0000-nul', payload: '{"event":"order.created","data":{"order_id":"order-\\u0000-nul"}}' }),
+        entry({ payload: 'not json \u0000 with a NUL byte' }),
+        entry({ deliveryId: `long-${'d'.repeat(3000)}`, orderId: `long-${'o'.repeat(3000)}`, event: 'order.created' }),
+        entry({ deliveryId: `long-${'d'.repeat(2999)}`, orderId: `long-${'o'.repeat(3000)}`, event: 'order.status_changed', ts: 1_800_000_001 }),
+      ];
+      for (const each of odd) expect(await store.insert(each)).toBe('stored');
+      for (const each of odd) {
+        expect(await store.insert(each)).toBe('duplicate');
+        expect(await store.get(each.deliveryId)).toMatchObject({ id: each.deliveryId, orderId: each.orderId, ts: each.ts, payload: each.payload });
+      }
+      expect(await store.orderCreatedPayload('order-\u0000-nul')).toBe(odd[2]!.payload);
+      // The long order's two events still run one at a time, order.created first.
+      const claimed = await claim('a', T0, 10);
+      expect(claimed.map((each) => each.id).sort()).toEqual(odd.slice(0, 5).map((each) => each.deliveryId).sort());
+      expect(claimed.find((each) => each.id === odd[2]!.deliveryId)).toMatchObject({ orderId: 'order-\u0000-nul', payload: odd[2]!.payload });
+      expect(await store.complete(odd[4]!.deliveryId, 'a', T0)).toBe(true);
+      expect((await claim('a', T0 + 1, 10)).map((each) => each.id)).toEqual([odd[5]!.deliveryId]);
+      expect((await store.list({ limit: 10 })).map((each) => each.id).sort()).toEqual(odd.map((each) => each.deliveryId).sort());
+    });
+
     it('leases an entry to one worker until the lease expires, then to another, counting attempts', async () => {
       const first = entry();
       await store.insert(first);

@@ -22,11 +22,21 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 }
 
 type Row = InboxRow;
-const toEntry = entryFromRow;
-const withPayload = entryWithPayloadFromRow;
 const COLUMNS = INBOX_COLUMNS;
 
-
+// Postgres text cannot hold U+0000, which a JSON string may (an `order_id` of "a\u0000b", a body
+// with a NUL byte): such a value is stored as a marked JSON string, and read back as it was.
+// Values without a NUL (all real ones) are stored as they are.
+const NUL_MARK = '\u0001integration-sdk:json:';
+function toText<T extends string | null>(value: T): T {
+  return (value !== null && (value.includes('\u0000') || value.startsWith(NUL_MARK)) ? NUL_MARK + JSON.stringify(value) : value) as T;
+}
+function fromText<T extends string | null | undefined>(value: T): T {
+  return (typeof value === 'string' && value.startsWith(NUL_MARK) ? (JSON.parse(value.slice(NUL_MARK.length)) as string) : value) as T;
+}
+const decoded = (row: Row): Row => ({ ...row, order_id: fromText(row.order_id), payload: fromText(row.payload) });
+const toEntry = (row: Row) => entryFromRow(decoded(row));
+const withPayload = (row: Row) => entryWithPayloadFromRow(decoded(row));
 
 /**
  * The inbox store on Postgres.
@@ -56,10 +66,10 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`
         CREATE TABLE IF NOT EXISTS ${table} (
           seq BIGSERIAL PRIMARY KEY,
-          delivery_id TEXT NOT NULL UNIQUE,
+          delivery_id TEXT NOT NULL,
           event TEXT NOT NULL,
           order_id TEXT,
-          ts BIGINT NOT NULL,
+          ts DOUBLE PRECISION NOT NULL,
           payload TEXT,
           known BOOLEAN NOT NULL,
           status TEXT NOT NULL,
@@ -76,7 +86,19 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       // names the status its index holds.
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_pending ON ${table} (next_attempt_at, seq) WHERE status = 'pending'`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
-      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
+      // Ids of any length: a btree entry holds at most ~2.7 KB, so the delivery id is unique by
+      // its md5 and looked up through a hash index, and an order's events are found by hash too.
+      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_key ON ${table} (md5(delivery_id))`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_delivery_hash ON ${table} USING hash (delivery_id)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order_hash ON ${table} USING hash (order_id)`);
+      // Databases of earlier versions: the btree UNIQUE constraint and order index, an integer ts.
+      await client.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS inbox_entries_delivery_id_key`);
+      await client.query(`DROP INDEX IF EXISTS "${schema}".inbox_entries_order`);
+      const [ts] = (await client.query<{ data_type: string }>(
+        `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'ts'`,
+        [schema],
+      )).rows;
+      if (ts && ts.data_type !== 'double precision') await client.query(`ALTER TABLE ${table} ALTER COLUMN ts TYPE DOUBLE PRECISION`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       // The full indexes of earlier 0.1 builds, which every insert paid for.
       for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
@@ -115,8 +137,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async insert(entry) {
       const rows = await query<{ stored: number }>(
         `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT (delivery_id) DO NOTHING RETURNING 1 AS stored`,
-        [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known, entry.receivedAt],
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT ((md5(delivery_id))) DO NOTHING RETURNING 1 AS stored`,
+        [entry.deliveryId, entry.event, toText(entry.orderId), entry.ts, toText(entry.payload), entry.known, entry.receivedAt],
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
@@ -185,9 +207,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async orderCreatedPayload(orderId) {
       const rows = await query<{ payload: string }>(
         `SELECT payload FROM ${table} WHERE order_id = $1 AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`,
-        [orderId],
+        [toText(orderId)],
       );
-      return rows[0]?.payload ?? null;
+      return fromText(rows[0]?.payload) ?? null;
     },
 
     async get(deliveryId) {
