@@ -98,6 +98,25 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await store.list({ limit: 10 })).map((each) => each.id).sort()).toEqual(odd.map((each) => each.deliveryId).sort());
     });
 
+    it('keeps the schema issues of a delivery, lists and counts them, and stores one as dead with its reason when asked', async () => {
+      const marked = entry({ schemaIssues: ['data.customer.email', 'data.items.0.quantity'] });
+      const dead = entry({ schemaIssues: ['data.metadata'], status: 'dead', lastError: 'invalid_payload: data.metadata', receivedAt: T0 + 1 });
+      const plain = entry({ receivedAt: T0 + 2 });
+      for (const each of [marked, dead, plain]) expect(await store.insert(each)).toBe('stored');
+      expect(await store.get(marked.deliveryId)).toMatchObject({ status: 'pending', schemaIssues: ['data.customer.email', 'data.items.0.quantity'], lastError: null });
+      expect(await store.get(dead.deliveryId)).toMatchObject({ status: 'dead', schemaIssues: ['data.metadata'], lastError: 'invalid_payload: data.metadata', finishedAt: T0 + 1, attempts: 0 });
+      expect(await store.get(plain.deliveryId)).toMatchObject({ schemaIssues: null });
+      expect((await store.list({ limit: 10 })).map((each) => each.schemaIssues)).toEqual([['data.customer.email', 'data.items.0.quantity'], ['data.metadata'], null]);
+      expect(await store.stats(T0 + 10)).toMatchObject({ received: 3, pending: 2, dead: 1, invalidPayload: 2 });
+      expect((await claim('w', T0 + 10)).map((each) => [each.id, each.schemaIssues])).toEqual([
+        [marked.deliveryId, ['data.customer.email', 'data.items.0.quantity']],
+        [plain.deliveryId, null],
+      ]);
+      // A retried dead entry keeps its mark: the handler is told.
+      expect(await store.retry(dead.deliveryId, T0 + 20)).toBe(true);
+      expect(await store.get(dead.deliveryId)).toMatchObject({ status: 'pending', schemaIssues: ['data.metadata'], lastError: null });
+    });
+
     it('leases an entry to one worker until the lease expires, then to another, counting attempts', async () => {
       const first = entry();
       await store.insert(first);
@@ -183,7 +202,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       await claim('w', T0 + 10, 2);
       await store.complete(a.deliveryId, 'w', T0 + 20);
       await store.fail(b.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + 20, nextAttemptAt: null });
-      expect(await store.stats(T0 + 100)).toEqual({ received: 3, pending: 1, processing: 0, done: 1, dead: 1, oldestPendingAgeMs: 98 });
+      expect(await store.stats(T0 + 100)).toEqual({ received: 3, pending: 1, processing: 0, done: 1, dead: 1, oldestPendingAgeMs: 98, invalidPayload: 0 });
       const dead = await store.list({ status: 'dead', limit: 10 });
       expect(dead).toHaveLength(1);
       expect(dead[0]).toMatchObject({ id: b.deliveryId, lastError: 'Error: no', attempts: 1 });

@@ -27,6 +27,16 @@ export interface InboxOptions {
   retention?: { days?: number };
   /** How long the receiver waits for the store before answering 503, in ms. @default 3000 */
   storeTimeoutMs?: number;
+  /**
+   * Where an authentic delivery goes whose body does not match the SDK's schema (a null e-mail,
+   * a pickup order without an address, a number sent as a string). It is always stored and
+   * answered 2xx, marked with its schema issues (paths, never values), and counted by
+   * `stats().invalidPayload`. `'dead'`: stored as `dead` with the reason as `lastError`, so no
+   * handler typed for the schema meets it until you `retry` it; `'handler'`: handed to its
+   * handler like any entry, with the issues in `ctx.schemaIssues`.
+   * @default 'dead'
+   */
+  invalidPayload?: 'dead' | 'handler';
   /** Told about deliveries refused and store errors (never with a payload). */
   onError?: (error: unknown) => void;
   /** Time and timers; for tests. @default the system clock */
@@ -106,6 +116,8 @@ export function createInbox(options: InboxOptions): Inbox {
     throw new ConfigurationError('createInbox: storeTimeoutMs must be a number of milliseconds > 0.');
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new ConfigurationError('createInbox: onError must be a function when given.');
+  const invalidPayload = options.invalidPayload ?? 'dead';
+  if (invalidPayload !== 'dead' && invalidPayload !== 'handler') throw new ConfigurationError("createInbox: invalidPayload must be 'dead' or 'handler'.");
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   if (options.retention !== undefined && (typeof options.retention !== 'object' || options.retention === null)) {
@@ -150,6 +162,7 @@ export function createInbox(options: InboxOptions): Inbox {
       secret: options.secret,
       toleranceSeconds,
       storeTimeoutMs,
+      invalidPayload,
       clock,
       onStored: () => {
         for (const listener of localListeners) listener();

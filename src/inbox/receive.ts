@@ -4,7 +4,7 @@ import { WebhookVerificationError } from '../errors/webhook-verification-error.t
 import { traceInbox } from '../diagnostics.ts';
 import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
-import { verifyWebhook } from '../webhooks/verify-webhook.ts';
+import { authenticateWebhook } from '../webhooks/verify-webhook.ts';
 import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
 import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
 import { readRawNodeBody } from '../webhooks/node-listener.ts';
@@ -27,6 +27,8 @@ export interface ReceiveOptions {
   secret: WebhookSecret;
   toleranceSeconds: number | undefined;
   storeTimeoutMs: number;
+  /** Where an authentic delivery whose body does not match the schema goes. */
+  invalidPayload: 'dead' | 'handler';
   clock: Clock;
   /** Told after each delivery stored, so that a worker in this process wakes at once. */
   onStored: () => void;
@@ -126,30 +128,36 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     if (error instanceof ConfigurationError) return { status: 400, body: error.message, outcome: 'rejected' };
     return { status: 400, body: 'body could not be read', outcome: 'rejected' };
   }
-  let event;
+  let delivery;
   try {
-    event = verifyWebhook(body, incoming.headers, options.secret, verifyOptions);
+    // Authentic is enough to keep it: a body the schema does not accept is stored and marked,
+    // never refused (the service would retry a 400 six times and then drop the order).
+    delivery = authenticateWebhook(body, incoming.headers, options.secret, verifyOptions);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
     return { status: 400, body: error.reason, outcome: 'rejected' };
   }
   if (context) {
-    context.event = event.event;
-    context.deliveryId = event.delivery_id;
+    context.event = delivery.event;
+    context.deliveryId = delivery.deliveryId;
   }
-  const data = event.data as { order_id?: unknown } | null;
+  const data = delivery.data as { order_id?: unknown } | null;
   const orderId = typeof data === 'object' && data !== null && typeof data.order_id === 'string' ? data.order_id : null;
+  const { schemaIssues } = delivery;
+  const toDead = schemaIssues !== null && options.invalidPayload === 'dead';
   try {
     const result = await withinTime(
       options.store.insert({
-        deliveryId: event.delivery_id,
-        event: event.event,
+        deliveryId: delivery.deliveryId,
+        event: delivery.event,
         orderId,
-        ts: event.ts,
+        ts: delivery.ts,
         payload: new TextDecoder().decode(body),
-        known: isKnownEventName(event.event),
+        known: isKnownEventName(delivery.event),
         receivedAt: options.clock.now(),
+        ...(schemaIssues !== null && { schemaIssues }),
+        ...(toDead && { status: 'dead' as const, lastError: invalidPayloadReason(delivery.event, schemaIssues) }),
       }, { timeoutMs: options.storeTimeoutMs }),
       options.storeTimeoutMs,
       options.clock,
@@ -161,6 +169,13 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     // Never 2xx without the row: the service retries on its schedule (spec 6.4).
     return { status: 503, body: 'inbox store unavailable', outcome: 'unavailable' };
   }
+}
+
+/** The `lastError` of an entry sent to `dead` for its shape: what happened and what to do. */
+function invalidPayloadReason(event: string, issues: readonly string[]): string {
+  const reason = `invalid_payload: the ${event} body does not match the SDK's schema at ${issues.join(', ')}`;
+  const advice = '. Kept, not handled: inbox.retry(id) hands it to its handler with ctx.schemaIssues.';
+  return reason.length + advice.length <= 300 ? reason + advice : `${reason.slice(0, 300 - advice.length - 1)}…${advice}`;
 }
 
 class StoreTimeout extends Error {

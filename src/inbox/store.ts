@@ -23,6 +23,14 @@ export interface NewInboxEntry {
   /** Whether this SDK version knows the event name. */
   known: boolean;
   receivedAt: number;
+  /**
+   * Where an authentic body differs from the SDK's schema, as paths (never values); `null` or
+   * absent when it matches. Stored and listed as the entry's mark.
+   */
+  schemaIssues?: readonly string[] | null;
+  /** `dead` stores it finished at `receivedAt`, with `lastError` as the reason. @default 'pending' */
+  status?: 'pending' | 'dead';
+  lastError?: string | null;
 }
 
 /** How long {@link InboxStore.insert} may wait. */
@@ -49,6 +57,8 @@ export interface InboxEntry {
   nextAttemptAt: number;
   /** When it became `done` or `dead`. */
   finishedAt: number | null;
+  /** Where its body differs from the SDK's schema (paths, never values); `null` when it matches. */
+  schemaIssues: readonly string[] | null;
 }
 
 /** An entry with its payload: only ever returned when asked for by delivery id, or to a worker. */
@@ -86,6 +96,8 @@ export interface InboxStats {
   dead: number;
   /** Age of the oldest entry waiting to run (pending or processing), 0 when none. */
   oldestPendingAgeMs: number;
+  /** Entries (of any status) whose authentic body does not match the SDK's schema. */
+  invalidPayload: number;
 }
 
 /** What retention and `purge` delete. */
@@ -142,8 +154,13 @@ export interface InboxStore {
 }
 
 /** `stats()` from per-status counts; shared by the shipped stores. */
-export function statsOf(counts: readonly { status: string; n: number | string }[], oldestPendingAt: number | string | null, now: number): InboxStats {
-  const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0 };
+export function statsOf(
+  counts: readonly { status: string; n: number | string }[],
+  oldestPendingAt: number | string | null,
+  now: number,
+  invalidPayload: number | string = 0,
+): InboxStats {
+  const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0, invalidPayload: Number(invalidPayload) };
   for (const { status, n } of counts) {
     const count = Number(n);
     stats.received += count;
@@ -166,11 +183,24 @@ export interface InboxRow {
   received_at: number | string;
   next_attempt_at: number | string;
   finished_at: number | string | null;
+  /** A JSON array of paths, or null. */
+  schema_issues: string | null;
   payload?: string | null;
 }
 
 /** The columns of {@link InboxRow} but the payload, as the shipped stores select them. */
-export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
+export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at, schema_issues';
+
+/**
+ * The values of an insert into the shipped stores' table, in this column order: delivery_id,
+ * event, order_id, ts, payload, known (0/1), status, received_at, next_attempt_at, schema_issues,
+ * last_error, finished_at.
+ */
+export function newEntryValues(entry: NewInboxEntry): [string, string, string | null, number, string, number, string, number, number, string | null, string | null, number | null] {
+  const dead = entry.status === 'dead';
+  const issues = entry.schemaIssues ? JSON.stringify(entry.schemaIssues) : null;
+  return [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, dead ? 'dead' : 'pending', entry.receivedAt, entry.receivedAt, issues, dead ? (entry.lastError ?? null) : null, dead ? entry.receivedAt : null];
+}
 
 /** An {@link InboxEntry} from a row of the shipped stores' table. */
 export function entryFromRow(row: InboxRow): InboxEntry {
@@ -187,6 +217,7 @@ export function entryFromRow(row: InboxRow): InboxEntry {
     receivedAt: Number(row.received_at),
     nextAttemptAt: Number(row.next_attempt_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    schemaIssues: row.schema_issues === null || row.schema_issues === undefined ? null : (JSON.parse(row.schema_issues) as string[]),
   };
 }
 

@@ -15,6 +15,12 @@ export interface InboxHandlerContext {
   /** Aborted on `stop()` after its grace period, when the worker lost the entry's lease, and after `handlerTimeoutMs`. */
   signal: AbortSignal;
   /**
+   * Where the event's body differs from the SDK's schema (paths such as `data.customer.email`),
+   * or `null` when it matches. Only then does `event` have the shape its type says; an entry with
+   * issues reaches a handler with `createInbox({ invalidPayload: 'handler' })`, or after `retry`.
+   */
+  schemaIssues: readonly string[] | null;
+  /**
    * The full order of an order event: from the inbox's own `order.created` entry when it has one,
    * else read back with `client.orders.get(order_id)` (spec 6.4).
    */
@@ -229,11 +235,20 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
+    let event: WebhookEvent;
+    try {
+      event = JSON.parse(entry.payload) as WebhookEvent;
+    } catch {
+      // Nothing a handler could be given, however often it is tried.
+      const error = 'invalid_payload: the body is not JSON, so no handler can run it; read it with inbox.entry(id).';
+      await store.fail(entry.id, { workerId, error, now: clock.now(), nextAttemptAt: null });
+      return 'dead';
+    }
     extend();
     try {
-      const event = JSON.parse(entry.payload) as WebhookEvent;
+      const ctx: InboxHandlerContext = { deliveryId: entry.id, attempt, signal, schemaIssues: entry.schemaIssues ?? null, order: () => orderOf(entry, event) };
       await withinHandlerTime(
-        Promise.resolve().then(() => handler(event, { deliveryId: entry.id, attempt, signal, order: () => orderOf(entry, event) })),
+        Promise.resolve().then(() => handler(event, ctx)),
         controller,
       );
     } catch (error) {

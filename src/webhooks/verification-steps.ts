@@ -5,7 +5,7 @@ import { constantTimeEqual } from './constant-time.ts';
 import { fail, failMissingHeader } from './fail.ts';
 import { DELIVERY_HEADERS } from './header-names.ts';
 import type { VerifyWebhookOptions } from './options.ts';
-import { parseEvent } from './parse-event.ts';
+import { parseEvent, readAuthenticDelivery, type AuthenticDelivery } from './parse-event.ts';
 import { rawBodyOf, type WebhookRawBody } from './raw-body.ts';
 import { readHeader, type WebhookHeaders } from './read-header.ts';
 import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
@@ -75,6 +75,20 @@ function checkHeaders(headers: WebhookHeaders, settings: Settings): { timestamp:
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
 export function completeVerification(delivery: PendingDelivery, digests: readonly Uint8Array[]): WebhookEvent {
+  checkSignature(delivery, digests);
+  return parseEvent(delivery.body, delivery.headers);
+}
+
+/**
+ * Given one HMAC per secret, accepts the signature if any matches, then reads the body without
+ * refusing a shape the SDK did not expect: for receivers that keep every authentic delivery.
+ */
+export function completeAuthentication(delivery: PendingDelivery, digests: readonly Uint8Array[]): AuthenticDelivery {
+  checkSignature(delivery, digests);
+  return readAuthenticDelivery(delivery.body, delivery.headers, Number(delivery.timestamp));
+}
+
+function checkSignature(delivery: PendingDelivery, digests: readonly Uint8Array[]): void {
   // Every digest is compared, so the time taken does not tell which secret matched.
   let matched = false;
   for (const digest of digests) matched = constantTimeEqual(digest, delivery.signature) || matched;
@@ -86,5 +100,4 @@ export function completeVerification(delivery: PendingDelivery, digests: readonl
         secretHints(delivery.secrets),
     );
   }
-  return parseEvent(delivery.body, delivery.headers);
 }

@@ -1,10 +1,11 @@
 import type { WebhookEvent } from '../schemas/events.ts';
-import { nodeCrypto } from './node-crypto.ts';
+import { nodeCrypto, type NodeCrypto } from './node-crypto.ts';
 import type { VerifyWebhookOptions } from './options.ts';
 import type { WebhookRawBody } from './raw-body.ts';
 import type { WebhookHeaders } from './read-header.ts';
 import type { WebhookSecret } from './secrets.ts';
-import { checkBeforeSignature, completeVerification } from './verification-steps.ts';
+import type { AuthenticDelivery } from './parse-event.ts';
+import { checkBeforeSignature, completeAuthentication, completeVerification, type PendingDelivery } from './verification-steps.ts';
 
 /**
  * Verifies a delivery and returns its typed event; throws `WebhookVerificationError` (with a
@@ -46,8 +47,23 @@ export function verifyWebhook(
 ): WebhookEvent {
   const { createHmac } = nodeCrypto('verifyWebhook');
   const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  return completeVerification(delivery, digestsOf(delivery, createHmac));
+}
+
+/**
+ * The checks of {@link verifyWebhook} up to the signature (a `WebhookVerificationError` when the
+ * delivery is not authentic, or its headers disagree with its body), then the body read without
+ * refusing a shape the SDK did not expect: the inbox keeps every authentic delivery and marks
+ * the ones whose body does not match the schema. Internal: not exported by the webhooks entry.
+ */
+export function authenticateWebhook(rawBody: WebhookRawBody, headers: WebhookHeaders, secret: WebhookSecret, options: VerifyWebhookOptions = {}): AuthenticDelivery {
+  const { createHmac } = nodeCrypto('createInbox');
+  const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  return completeAuthentication(delivery, digestsOf(delivery, createHmac));
+}
+
+function digestsOf(delivery: PendingDelivery, createHmac: NodeCrypto['createHmac']): Uint8Array[] {
   // Fed in two parts: the signed content `<timestamp>.<raw body>` is never copied into one buffer.
   const prefix = `${delivery.timestamp}.`;
-  const digests = delivery.secrets.map((key) => createHmac('sha256', key).update(prefix).update(delivery.body).digest());
-  return completeVerification(delivery, digests);
+  return delivery.secrets.map((key) => createHmac('sha256', key).update(prefix).update(delivery.body).digest());
 }

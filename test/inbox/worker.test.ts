@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxStore, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
+import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxOptions, type InboxStore, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import type { WebhookEvent } from 'integration-sdk/webhooks';
 import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, statusChanged } from './support/inbox-fixture.ts';
@@ -12,11 +12,11 @@ afterEach(async () => {
   for (const dispose of disposers.splice(0).reverse()) await dispose();
 });
 
-function setup(retention?: { days?: number }) {
+function setup(retention?: { days?: number }, extra: Partial<InboxOptions> = {}) {
   const { clock, manual } = manualClock();
   const dir = tempDir('inbox-worker');
   const path = `${dir.path}/inbox.db`;
-  const open = () => createInbox({ secret: SECRET, store: sqliteStore({ path }), clock, random: () => 0.5, retention });
+  const open = () => createInbox({ secret: SECRET, store: sqliteStore({ path }), clock, random: () => 0.5, retention, ...extra });
   const inbox = open();
   const others: Inbox[] = [];
   disposers.push(async () => {
@@ -308,6 +308,30 @@ describe('inbox.startWorker', () => {
     expect(signal.aborted).toBe(true);
     // Not done: it runs again on the next worker.
     expect(await statusOf(inbox, 'f7f7f7f7-0000-4000-8000-000000000001')).toBe('pending');
+  });
+
+  it("hands an entry whose body the schema does not accept to its handler with ctx.schemaIssues (invalidPayload: 'handler'), and a dead one once retried", async () => {
+    const { deliver, start } = setup(undefined, { invalidPayload: 'handler' });
+    const seen: Array<{ id: string; issues: readonly string[] | null; email: unknown }> = [];
+    start({ handlers: { 'order.created': async (event, ctx) => void seen.push({ id: ctx.deliveryId, issues: ctx.schemaIssues, email: event.data.customer.email }) } });
+    const odd = { ...ORDER, customer: { ...(ORDER.customer as object), email: null } };
+    await deliver({ event: 'order.created', data: odd as never }, 'fbfbfbfb-0000-4000-8000-000000000001');
+    await deliver(orderCreated('11111111-0000-4000-8000-0000000000fb'), 'fbfbfbfb-0000-4000-8000-000000000002');
+    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { id: 'fbfbfbfb-0000-4000-8000-000000000001', issues: ['data.customer.email'], email: null },
+        { id: 'fbfbfbfb-0000-4000-8000-000000000002', issues: null, email: 'joao@example.com' },
+      ]),
+    );
+    // The default inbox on the same file sends such an entry to dead; retry() hands it over, marked.
+    const strict = setup();
+    const handled: Array<readonly string[] | null> = [];
+    strict.start({ handlers: { 'order.created': async (_event, ctx) => void handled.push(ctx.schemaIssues) } });
+    await strict.deliver({ event: 'order.created', data: odd as never }, 'fbfbfbfb-0000-4000-8000-000000000003');
+    expect(await statusOf(strict.inbox, 'fbfbfbfb-0000-4000-8000-000000000003')).toBe('dead');
+    expect(await strict.inbox.retry('fbfbfbfb-0000-4000-8000-000000000003')).toBe(true);
+    await strict.afterPoll(() => expect(handled).toEqual([['data.customer.email']]));
   });
 
   it('keeps no personal data in lastError: a handler error quoting the payload is cut and scrubbed before it is stored', async () => {

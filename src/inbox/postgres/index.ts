@@ -6,8 +6,8 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import type { InboxRow, InboxStore } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, statsOf } from '../store.ts';
+import type { InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -36,6 +36,13 @@ function fromText<T extends string | null | undefined>(value: T): T {
 }
 const decoded = (row: Row): Row => ({ ...row, order_id: fromText(row.order_id), payload: fromText(row.payload) });
 const toEntry = (row: Row) => entryFromRow(decoded(row));
+function postgresValues(entry: NewInboxEntry): unknown[] {
+  const values: unknown[] = newEntryValues(entry);
+  values[2] = toText(entry.orderId);
+  values[4] = toText(entry.payload);
+  values[5] = entry.known;
+  return values;
+}
 const withPayload = (row: Row) => entryWithPayloadFromRow(decoded(row));
 
 /**
@@ -91,6 +98,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_key ON ${table} (md5(delivery_id))`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_delivery_hash ON ${table} USING hash (delivery_id)`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order_hash ON ${table} USING hash (order_id)`);
+      // Added after 0.1: the mark of a body that does not match the schema.
+      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS schema_issues TEXT`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
       // Databases of earlier versions: the btree UNIQUE constraint and order index, an integer ts.
       await client.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS inbox_entries_delivery_id_key`);
       await client.query(`DROP INDEX IF EXISTS "${schema}".inbox_entries_order`);
@@ -136,9 +146,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
     async insert(entry) {
       const rows = await query<{ stored: number }>(
-        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT ((md5(delivery_id))) DO NOTHING RETURNING 1 AS stored`,
-        [entry.deliveryId, entry.event, toText(entry.orderId), entry.ts, toText(entry.payload), entry.known, entry.receivedAt],
+        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT ((md5(delivery_id))) DO NOTHING RETURNING 1 AS stored`,
+        postgresValues(entry),
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
@@ -231,7 +241,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async stats(now) {
       const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
       const [oldest] = await query<{ at: string | null }>(`SELECT MIN(received_at) AS at FROM ${table} WHERE status IN ('pending', 'processing')`);
-      return statsOf(counts, oldest?.at ?? null, now);
+      const [invalid] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE schema_issues IS NOT NULL`);
+      return statsOf(counts, oldest?.at ?? null, now, invalid?.n ?? 0);
     },
 
     async retry(deliveryId, now) {

@@ -6,8 +6,8 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import type { ClaimRequest, FailRequest, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import { openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, statsOf } from '../store.ts';
+import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -99,6 +99,9 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec('PRAGMA journal_mode = WAL');
       database.exec('PRAGMA synchronous = FULL');
       database.exec(SCHEMA);
+      // Added after 0.1: the mark of a body that does not match the schema.
+      addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
+      database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
     }, deadlineMs);
     migrated = true;
   }
@@ -133,10 +136,10 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       durable((database) => {
         const result = database
           .prepare(
-            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
           )
-          .run(entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, entry.receivedAt, entry.receivedAt);
+          .run(...newEntryValues(entry));
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
       }, insertOptions?.timeoutMs),
 
@@ -218,7 +221,8 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         const oldest = database
           .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE status IN ('pending', 'processing')`)
           .get() as { at: number | null };
-        return statsOf(counts, oldest.at, now);
+        const invalid = database.prepare(`SELECT COUNT(*) AS n FROM inbox_entries WHERE schema_issues IS NOT NULL`).get() as { n: number };
+        return statsOf(counts, oldest.at, now, invalid.n);
       }),
 
     retry: (deliveryId, now) =>
