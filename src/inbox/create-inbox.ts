@@ -152,7 +152,10 @@ export function createInbox(options: InboxOptions): Inbox {
       const startedAt = clock.now();
       await ready();
       if (insertOptions?.timeoutMs === undefined) return store.insert(entry);
-      return store.insert(entry, { timeoutMs: Math.max(0, insertOptions.timeoutMs - (clock.now() - startedAt)) });
+      const left = insertOptions.timeoutMs - (clock.now() - startedAt);
+      // The migration took the time: the receiver has answered 503 (or is about to), so no write starts.
+      if (left <= 0) throw Object.assign(new Error('The inbox store was not ready within storeTimeoutMs.'), { name: 'StoreTimeout' });
+      return store.insert(entry, { timeoutMs: left });
     },
   };
 

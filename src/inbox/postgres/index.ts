@@ -86,8 +86,26 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
           next_attempt_at BIGINT NOT NULL,
           lease_owner TEXT,
           lease_until BIGINT,
-          finished_at BIGINT
+          finished_at BIGINT,
+          schema_issues TEXT
         )`);
+      // A table an earlier version made. Each change is made only when needed, and before any
+      // CREATE INDEX: ALTER TABLE takes the table's strongest lock, and asking for it while holding
+      // the share lock of an index build deadlocks with a worker that is claiming meanwhile.
+      const [found] = (await client.query<{ ts_type: string; has_issues: boolean; has_btree_key: boolean }>(
+        `SELECT
+           (SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'ts') AS ts_type,
+           EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'schema_issues') AS has_issues,
+           EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1 AND c.conname = 'inbox_entries_delivery_id_key') AS has_btree_key`,
+        [schema],
+      )).rows;
+      // 0.1: an integer ts refused 1700000000.25; no schema_issues; a btree unique key and order
+      // index refused ids over ~2.7 KB.
+      if (found && found.ts_type !== 'double precision') await client.query(`ALTER TABLE ${table} ALTER COLUMN ts TYPE DOUBLE PRECISION`);
+      if (found && !found.has_issues) await client.query(`ALTER TABLE ${table} ADD COLUMN schema_issues TEXT`);
+      if (found?.has_btree_key) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT inbox_entries_delivery_id_key`);
+      // The full indexes of earlier 0.1 builds, which every insert paid for, and the btree order index.
+      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished', 'inbox_entries_order']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
       // Partial indexes: a received delivery enters only the pending one (besides its keys and
       // its order), which keeps the receiver's single insert cheap; each claim and purge query
       // names the status its index holds.
@@ -98,20 +116,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_key ON ${table} (md5(delivery_id))`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_delivery_hash ON ${table} USING hash (delivery_id)`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order_hash ON ${table} USING hash (order_id)`);
-      // Added after 0.1: the mark of a body that does not match the schema.
-      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS schema_issues TEXT`);
+      // The count of stats().invalidPayload.
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
-      // Databases of earlier versions: the btree UNIQUE constraint and order index, an integer ts.
-      await client.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS inbox_entries_delivery_id_key`);
-      await client.query(`DROP INDEX IF EXISTS "${schema}".inbox_entries_order`);
-      const [ts] = (await client.query<{ data_type: string }>(
-        `SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'ts'`,
-        [schema],
-      )).rows;
-      if (ts && ts.data_type !== 'double precision') await client.query(`ALTER TABLE ${table} ALTER COLUMN ts TYPE DOUBLE PRECISION`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
-      // The full indexes of earlier 0.1 builds, which every insert paid for.
-      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
     });
 
   const changes = db.changes;
