@@ -11,6 +11,7 @@ import { readRawNodeBody } from '../webhooks/node-listener.ts';
 import type { WebhookHeaders } from '../webhooks/read-header.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
 import type { InboxStore } from './store.ts';
+import { StoreTimeout, withinTime } from './timeouts.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -161,6 +162,7 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
       }, { timeoutMs: options.storeTimeoutMs }),
       options.storeTimeoutMs,
       options.clock,
+      () => new StoreTimeout(options.storeTimeoutMs),
     );
     if (result === 'stored') options.onStored();
     return { status: 200, body: result === 'stored' ? 'OK' : 'duplicate', outcome: result };
@@ -176,29 +178,6 @@ function invalidPayloadReason(event: string, issues: readonly string[]): string 
   const reason = `invalid_payload: the ${event} body does not match the SDK's schema at ${issues.join(', ')}`;
   const advice = '. Kept, not handled: inbox.retry(id) hands it to its handler with ctx.schemaIssues.';
   return reason.length + advice.length <= 300 ? reason + advice : `${reason.slice(0, 300 - advice.length - 1)}…${advice}`;
-}
-
-class StoreTimeout extends Error {
-  constructor(ms: number) {
-    super(`The inbox store did not write the delivery within ${ms} ms.`);
-    this.name = 'StoreTimeout';
-  }
-}
-
-function withinTime<T>(promise: Promise<T>, ms: number, clock: Clock): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const cancel = clock.setTimeout(() => reject(new StoreTimeout(ms)), ms);
-    promise.then(
-      (value) => {
-        cancel();
-        resolve(value);
-      },
-      (error: unknown) => {
-        cancel();
-        reject(error);
-      },
-    );
-  });
 }
 
 function report(options: ReceiveOptions, error: unknown): void {

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import type { KnownEventName, WebhookEvent } from '../schemas/events.ts';
 import type { Order } from '../schemas/order.ts';
 import { errorText } from './error-text.ts';
+import { HandlerTimeoutError, withinTime } from './timeouts.ts';
 import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 
 /** What a handler gets besides the event. */
@@ -247,10 +248,11 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     extend();
     try {
       const ctx: InboxHandlerContext = { deliveryId: entry.id, attempt, signal, schemaIssues: entry.schemaIssues ?? null, order: () => orderOf(entry, event) };
-      await withinHandlerTime(
-        Promise.resolve().then(() => handler(event, ctx)),
-        controller,
-      );
+      await withinTime(Promise.resolve().then(() => handler(event, ctx)), handlerTimeoutMs, clock, () => {
+        const error = new HandlerTimeoutError(handlerTimeoutMs);
+        controller.abort(error);
+        return error;
+      });
     } catch (error) {
       report(error, entry);
       // The lease is gone: another worker has it now.
@@ -267,28 +269,6 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     }
     await store.complete(entry.id, workerId, clock.now());
     return 'done';
-  }
-
-  /** The handler's run, or a `HandlerTimeoutError` (and its signal aborted) after `handlerTimeoutMs`. */
-  function withinHandlerTime(run: Promise<unknown>, controller: AbortController): Promise<unknown> {
-    if (handlerTimeoutMs === Infinity) return run;
-    return new Promise((resolve, reject) => {
-      const cancel = clock.setTimeout(() => {
-        const error = new HandlerTimeoutError(handlerTimeoutMs);
-        controller.abort(error);
-        reject(error);
-      }, handlerTimeoutMs);
-      run.then(
-        (value) => {
-          cancel();
-          resolve(value);
-        },
-        (error: unknown) => {
-          cancel();
-          reject(error);
-        },
-      );
-    });
   }
 
   async function orderOf(entry: InboxEntry, event: WebhookEvent): Promise<Order> {
@@ -331,14 +311,6 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       unsubscribeStore?.();
     },
   };
-}
-
-/** A handler run that did not settle within `handlerTimeoutMs`: told to `onError`, kept as `lastError`. */
-class HandlerTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`The handler did not settle within ${ms} ms (handlerTimeoutMs): its signal was aborted and the run counts as failed.`);
-    this.name = 'HandlerTimeoutError';
-  }
 }
 
 /** The entry as `onError` sees it: the payload (personal data) stays out of logs. */

@@ -87,6 +87,15 @@ export interface SqliteFile {
   close(): void;
 }
 
+/** `promise`, or nothing more to wait for once `deadline` (epoch ms) has come. */
+async function untilOr(promise: Promise<void>, deadline: number): Promise<void> {
+  const left = deadline - systemClock.now();
+  if (left <= 0) return;
+  let cancel = () => {};
+  await Promise.race([promise, new Promise<void>((resolve) => (cancel = systemClock.setTimeout(resolve, left)))]);
+  cancel();
+}
+
 /**
  * Opens (on first use) the SQLite file of a store. Checks at once that `node:sqlite` exists, so a
  * store made on a Node without it fails at construction, not at its first query.
@@ -123,20 +132,47 @@ export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
     return opened;
   }
 
+  // While another connection holds the lock, one poller per file looks for it to be free (short
+  // steps first, as a lock is usually held for a few ms, then longer ones), and every operation
+  // waiting meanwhile tries again when it is: many waiting operations (20 deliveries, a worker's
+  // 8 handlers) do not each spin against the lock, taking the CPU its holder needs.
+  let lockWait: Promise<void> | undefined;
+  let waitUntil = 0;
+  function waitForLock(): Promise<void> {
+    return (async () => {
+      let step = 1;
+      try {
+        while (systemClock.now() < waitUntil) {
+          await sleep(systemClock, Math.min(step, Math.max(1, waitUntil - systemClock.now())));
+          step = Math.min(step * 2, MAX_RETRY_STEP_MS);
+          try {
+            const database = open();
+            database.exec('BEGIN IMMEDIATE');
+            database.exec('ROLLBACK');
+            return;
+          } catch (error) {
+            if (!isSqliteBusy(error)) return;
+          }
+        }
+      } finally {
+        lockWait = undefined;
+        waitUntil = 0;
+      }
+    })();
+  }
+
   return {
     async attempt(operation, deadlineMs = options.busyTimeoutMs) {
       const deadline = systemClock.now() + deadlineMs;
-      // Short steps first (a lock is usually held for a few ms), then longer ones, so that many
-      // waiting operations do not spin the CPU the lock holder needs.
-      let step = 1;
       for (;;) {
+        // Another operation of this file already waits for the lock: wait with it, not beside it.
+        if (lockWait) await untilOr(lockWait, deadline);
         try {
           return operation(open());
         } catch (error) {
-          const left = deadline - systemClock.now();
-          if (!isSqliteBusy(error) || left <= 0) throw error;
-          await sleep(systemClock, Math.min(step, left));
-          step = Math.min(step * 2, MAX_RETRY_STEP_MS);
+          if (!isSqliteBusy(error) || systemClock.now() >= deadline) throw error;
+          waitUntil = Math.max(waitUntil, deadline);
+          lockWait ??= waitForLock();
         }
       }
     },

@@ -141,9 +141,14 @@ describe('inbox.handler (Fetch)', () => {
     );
     loop.disable();
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(503));
+    // Within storeTimeoutMs and a small margin (the driver's busy wait took 1 to 2 s here).
     expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(storeTimeoutMs + 500);
-    // Each try fails at once on the held lock: no try blocks the loop (the driver's own busy wait did, 50 ms a try).
-    expect(loop.percentile(99) / 1e6).toBeLessThan(25);
+    // Each try fails at once on the held lock, so the loop keeps turning: the 1 ms sampler ran
+    // hundreds of times (with the driver's busy wait, 50 ms a try back to back, it never ran), and
+    // nearly every turn was short (p90 rather than max: on a shared machine the process itself is
+    // sometimes descheduled).
+    expect(loop.count).toBeGreaterThan(100);
+    expect(loop.percentile(90) / 1e6).toBeLessThan(20);
     // The writes gave up with their answers: none lands once the lock is released.
     await new Promise((resolve) => setTimeout(resolve, 100));
     other.exec('ROLLBACK');
