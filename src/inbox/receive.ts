@@ -6,10 +6,8 @@ import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
 import { authenticateWebhook } from '../webhooks/verify-webhook.ts';
 import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
-import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
-import { readRawNodeBody } from '../webhooks/node-listener.ts';
-import type { WebhookHeaders } from '../webhooks/read-header.ts';
-import type { WebhookSecret } from '../webhooks/secrets.ts';
+import { readRawNodeBody, type NodeRequestLike, type NodeResponseLike } from '../webhooks/receiver.ts';
+import type { WebhookHeaders, WebhookSecret } from '../webhooks/signature.ts';
 import type { InboxStore } from './store.ts';
 import { StoreTimeout, withinTime } from './timeouts.ts';
 

@@ -5,9 +5,7 @@ import {
   isKnownEventName,
   type WebhookEvent,
 } from '../schemas/events.ts';
-import { fail, failMissingHeader } from './fail.ts';
-import { DELIVERY_HEADERS, type DeliveryHeaderName } from './header-names.ts';
-import { readHeader, type WebhookHeaders } from './read-header.ts';
+import { DELIVERY_HEADERS, fail, failMissingHeader, readHeader, type DeliveryHeaderName, type WebhookHeaders } from './signature.ts';
 
 const decoder = new TextDecoder('utf-8');
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true });
