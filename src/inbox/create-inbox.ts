@@ -200,7 +200,9 @@ export function createInbox(options: InboxOptions): Inbox {
 
     async stats() {
       await ready();
-      return store.stats(clock.now());
+      // A store written before invalidPayload existed still gives every count.
+      const stats = await store.stats(clock.now());
+      return { ...stats, invalidPayload: stats.invalidPayload ?? 0 };
     },
 
     async *entries(filter = {}) {
