@@ -74,6 +74,49 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await store.stats(T0)).received).toBe(1);
     });
 
+    it('stores every delivery a real service may send: a fractional or huge ts, a NUL in order_id or payload, ids over 2.7 KB', async () => {
+      const odd = [
+        entry({ ts: 1_700_000_000.25 }),
+        entry({ ts: 1e300 }),
+        entry({ orderId: 'order-\u0000-nul', payload: '{"event":"order.created","data":{"order_id":"order-\\u0000-nul"}}' }),
+        entry({ payload: 'not json \u0000 with a NUL byte' }),
+        entry({ deliveryId: `long-${'d'.repeat(3000)}`, orderId: `long-${'o'.repeat(3000)}`, event: 'order.created' }),
+        entry({ deliveryId: `long-${'d'.repeat(2999)}`, orderId: `long-${'o'.repeat(3000)}`, event: 'order.status_changed', ts: 1_800_000_001 }),
+      ];
+      for (const each of odd) expect(await store.insert(each)).toBe('stored');
+      for (const each of odd) {
+        expect(await store.insert(each)).toBe('duplicate');
+        expect(await store.get(each.deliveryId)).toMatchObject({ id: each.deliveryId, orderId: each.orderId, ts: each.ts, payload: each.payload });
+      }
+      expect(await store.orderCreatedPayload('order-\u0000-nul')).toBe(odd[2]!.payload);
+      // The long order's two events still run one at a time, order.created first.
+      const claimed = await claim('a', T0, 10);
+      expect(claimed.map((each) => each.id).sort()).toEqual(odd.slice(0, 5).map((each) => each.deliveryId).sort());
+      expect(claimed.find((each) => each.id === odd[2]!.deliveryId)).toMatchObject({ orderId: 'order-\u0000-nul', payload: odd[2]!.payload });
+      expect(await store.complete(odd[4]!.deliveryId, 'a', T0)).toBe(true);
+      expect((await claim('a', T0 + 1, 10)).map((each) => each.id)).toEqual([odd[5]!.deliveryId]);
+      expect((await store.list({ limit: 10 })).map((each) => each.id).sort()).toEqual(odd.map((each) => each.deliveryId).sort());
+    });
+
+    it('keeps the schema issues of a delivery, lists and counts them, and stores one as dead with its reason when asked', async () => {
+      const marked = entry({ schemaIssues: ['data.customer.email', 'data.items.0.quantity'] });
+      const dead = entry({ schemaIssues: ['data.metadata'], status: 'dead', lastError: 'invalid_payload: data.metadata', receivedAt: T0 + 1 });
+      const plain = entry({ receivedAt: T0 + 2 });
+      for (const each of [marked, dead, plain]) expect(await store.insert(each)).toBe('stored');
+      expect(await store.get(marked.deliveryId)).toMatchObject({ status: 'pending', schemaIssues: ['data.customer.email', 'data.items.0.quantity'], lastError: null });
+      expect(await store.get(dead.deliveryId)).toMatchObject({ status: 'dead', schemaIssues: ['data.metadata'], lastError: 'invalid_payload: data.metadata', finishedAt: T0 + 1, attempts: 0 });
+      expect(await store.get(plain.deliveryId)).toMatchObject({ schemaIssues: null });
+      expect((await store.list({ limit: 10 })).map((each) => each.schemaIssues)).toEqual([['data.customer.email', 'data.items.0.quantity'], ['data.metadata'], null]);
+      expect(await store.stats(T0 + 10)).toMatchObject({ received: 3, pending: 2, dead: 1, invalidPayload: 2 });
+      expect((await claim('w', T0 + 10)).map((each) => [each.id, each.schemaIssues])).toEqual([
+        [marked.deliveryId, ['data.customer.email', 'data.items.0.quantity']],
+        [plain.deliveryId, null],
+      ]);
+      // A retried dead entry keeps its mark: the handler is told.
+      expect(await store.retry(dead.deliveryId, T0 + 20)).toBe(true);
+      expect(await store.get(dead.deliveryId)).toMatchObject({ status: 'pending', schemaIssues: ['data.metadata'], lastError: null });
+    });
+
     it('leases an entry to one worker until the lease expires, then to another, counting attempts', async () => {
       const first = entry();
       await store.insert(first);
@@ -159,7 +202,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       await claim('w', T0 + 10, 2);
       await store.complete(a.deliveryId, 'w', T0 + 20);
       await store.fail(b.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + 20, nextAttemptAt: null });
-      expect(await store.stats(T0 + 100)).toEqual({ received: 3, pending: 1, processing: 0, done: 1, dead: 1, oldestPendingAgeMs: 98 });
+      expect(await store.stats(T0 + 100)).toEqual({ received: 3, pending: 1, processing: 0, done: 1, dead: 1, oldestPendingAgeMs: 98, invalidPayload: 0 });
       const dead = await store.list({ status: 'dead', limit: 10 });
       expect(dead).toHaveLength(1);
       expect(dead[0]).toMatchObject({ id: b.deliveryId, lastError: 'Error: no', attempts: 1 });

@@ -2,8 +2,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { registerOpenInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
-import type { WebhookSecret } from '../webhooks/secrets.ts';
-import { toleranceOf } from '../webhooks/timestamp.ts';
+import { toleranceOf, type WebhookSecret } from '../webhooks/signature.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
 import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore } from './store.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
@@ -27,6 +26,16 @@ export interface InboxOptions {
   retention?: { days?: number };
   /** How long the receiver waits for the store before answering 503, in ms. @default 3000 */
   storeTimeoutMs?: number;
+  /**
+   * Where an authentic delivery goes whose body does not match the SDK's schema (a null e-mail,
+   * a pickup order without an address, a number sent as a string). It is always stored and
+   * answered 2xx, marked with its schema issues (paths, never values), and counted by
+   * `stats().invalidPayload`. `'dead'`: stored as `dead` with the reason as `lastError`, so no
+   * handler typed for the schema meets it until you `retry` it; `'handler'`: handed to its
+   * handler like any entry, with the issues in `ctx.schemaIssues`.
+   * @default 'dead'
+   */
+  invalidPayload?: 'dead' | 'handler';
   /** Told about deliveries refused and store errors (never with a payload). */
   onError?: (error: unknown) => void;
   /** Time and timers; for tests. @default the system clock */
@@ -35,7 +44,11 @@ export interface InboxOptions {
   random?: () => number;
 }
 
-/** What `inbox.purge` deletes. */
+/**
+ * What `inbox.purge` deletes. `done` entries finished within the last 7 days keep their row (and
+ * so their delivery id, which makes a late retry of the service a duplicate) and lose only their
+ * payload; older ones are deleted. `dead` entries are deleted whole.
+ */
 export interface PurgeOptions {
   status: 'done' | 'dead';
   /** Entries finished more than this many days ago. @default 0 (all) */
@@ -57,7 +70,10 @@ export interface Inbox {
   retry(deliveryId: string): Promise<boolean>;
   /** Every `dead` entry back to `pending`; returns how many. */
   retryDead(): Promise<number>;
-  /** Deletes finished entries; returns how many. */
+  /**
+   * Deletes finished entries (or, for `done` entries younger than the 7-day id window, their
+   * payload only); returns how many were deleted or emptied.
+   */
   purge(options: PurgeOptions): Promise<number>;
   /** Stops this process's workers (waiting for their handlers) and closes the store. */
   close(): Promise<void>;
@@ -99,6 +115,8 @@ export function createInbox(options: InboxOptions): Inbox {
     throw new ConfigurationError('createInbox: storeTimeoutMs must be a number of milliseconds > 0.');
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new ConfigurationError('createInbox: onError must be a function when given.');
+  const invalidPayload = options.invalidPayload ?? 'dead';
+  if (invalidPayload !== 'dead' && invalidPayload !== 'handler') throw new ConfigurationError("createInbox: invalidPayload must be 'dead' or 'handler'.");
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   if (options.retention !== undefined && (typeof options.retention !== 'object' || options.retention === null)) {
@@ -129,9 +147,14 @@ export function createInbox(options: InboxOptions): Inbox {
 
   const readyStore: InboxStore = {
     ...store,
-    insert: async (entry) => {
+    insert: async (entry, insertOptions) => {
+      const startedAt = clock.now();
       await ready();
-      return store.insert(entry);
+      if (insertOptions?.timeoutMs === undefined) return store.insert(entry);
+      const left = insertOptions.timeoutMs - (clock.now() - startedAt);
+      // The migration took the time: the receiver has answered 503 (or is about to), so no write starts.
+      if (left <= 0) throw Object.assign(new Error('The inbox store was not ready within storeTimeoutMs.'), { name: 'StoreTimeout' });
+      return store.insert(entry, { timeoutMs: left });
     },
   };
 
@@ -141,6 +164,7 @@ export function createInbox(options: InboxOptions): Inbox {
       secret: options.secret,
       toleranceSeconds,
       storeTimeoutMs,
+      invalidPayload,
       clock,
       onStored: () => {
         for (const listener of localListeners) listener();
@@ -176,7 +200,9 @@ export function createInbox(options: InboxOptions): Inbox {
 
     async stats() {
       await ready();
-      return store.stats(clock.now());
+      // A store written before invalidPayload existed still gives every count.
+      const stats = await store.stats(clock.now());
+      return { ...stats, invalidPayload: stats.invalidPayload ?? 0 };
     },
 
     async *entries(filter = {}) {
@@ -216,7 +242,15 @@ export function createInbox(options: InboxOptions): Inbox {
       if (status !== 'done' && status !== 'dead') throw new InvalidInputError([{ path: 'status', message: "must be 'done' or 'dead'" }]);
       if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new InvalidInputError([{ path: 'olderThanDays', message: 'must be zero or more' }]);
       await ready();
-      return store.purge({ status, finishedBefore: clock.now() - olderThanDays * DAY, what: 'entry' });
+      const now = clock.now();
+      const finishedBefore = now - olderThanDays * DAY;
+      if (status === 'dead') return store.purge({ status, finishedBefore, what: 'entry' });
+      // A done entry's delivery id is what makes a late retry of the service a duplicate: whatever
+      // age is asked, rows younger than the id window only lose their payload.
+      const idsBefore = Math.min(finishedBefore, now - MIN_ID_DAYS * DAY);
+      const deleted = await store.purge({ status, finishedBefore: idsBefore, what: 'entry' });
+      const emptied = finishedBefore > idsBefore ? await store.purge({ status, finishedBefore, what: 'payload' }) : 0;
+      return deleted + emptied;
     },
 
     async close() {

@@ -24,6 +24,7 @@ export type {
   InboxEntryWithPayload,
   InboxStats,
   InboxStore,
+  InsertOptions,
   NewInboxEntry,
   PurgeRequest,
 } from './store.ts';

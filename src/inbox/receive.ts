@@ -4,12 +4,12 @@ import { WebhookVerificationError } from '../errors/webhook-verification-error.t
 import { traceInbox } from '../diagnostics.ts';
 import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
-import { verifyWebhook } from '../webhooks/verify-webhook.ts';
-import type { NodeRequestLike, NodeResponseLike } from '../webhooks/handler-types.ts';
-import { readRawNodeBody } from '../webhooks/node-listener.ts';
-import type { WebhookHeaders } from '../webhooks/read-header.ts';
-import type { WebhookSecret } from '../webhooks/secrets.ts';
+import { authenticateWebhook } from '../webhooks/verify-webhook.ts';
+import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
+import { readRawNodeBody, type NodeRequestLike, type NodeResponseLike } from '../webhooks/receiver.ts';
+import type { WebhookHeaders, WebhookSecret } from '../webhooks/signature.ts';
 import type { InboxStore } from './store.ts';
+import { StoreTimeout, withinTime } from './timeouts.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,6 +26,8 @@ export interface ReceiveOptions {
   secret: WebhookSecret;
   toleranceSeconds: number | undefined;
   storeTimeoutMs: number;
+  /** Where an authentic delivery whose body does not match the schema goes. */
+  invalidPayload: 'dead' | 'handler';
   clock: Clock;
   /** Told after each delivery stored, so that a worker in this process wakes at once. */
   onStored: () => void;
@@ -105,6 +107,16 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   if (incoming.declaredLength !== undefined && incoming.declaredLength > MAX_BODY_BYTES) {
     return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
   }
+  const verifyOptions = { toleranceSeconds: options.toleranceSeconds, now: options.clock.now() };
+  try {
+    // Headers and timestamp before the body: a request that cannot be a delivery is answered at
+    // once, not after waiting for a body it may never send.
+    checkDeliveryHeaders(incoming.headers, options.secret, verifyOptions);
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    report(options, error);
+    return { status: 400, body: error.reason, outcome: 'rejected' };
+  }
   let body: Uint8Array;
   try {
     body = await incoming.readBody();
@@ -115,36 +127,40 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     if (error instanceof ConfigurationError) return { status: 400, body: error.message, outcome: 'rejected' };
     return { status: 400, body: 'body could not be read', outcome: 'rejected' };
   }
-  let event;
+  let delivery;
   try {
-    event = verifyWebhook(body, incoming.headers, options.secret, {
-      toleranceSeconds: options.toleranceSeconds,
-      now: options.clock.now(),
-    });
+    // Authentic is enough to keep it: a body the schema does not accept is stored and marked,
+    // never refused (the service would retry a 400 six times and then drop the order).
+    delivery = authenticateWebhook(body, incoming.headers, options.secret, verifyOptions);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
     return { status: 400, body: error.reason, outcome: 'rejected' };
   }
   if (context) {
-    context.event = event.event;
-    context.deliveryId = event.delivery_id;
+    context.event = delivery.event;
+    context.deliveryId = delivery.deliveryId;
   }
-  const data = event.data as { order_id?: unknown } | null;
+  const data = delivery.data as { order_id?: unknown } | null;
   const orderId = typeof data === 'object' && data !== null && typeof data.order_id === 'string' ? data.order_id : null;
+  const { schemaIssues } = delivery;
+  const toDead = schemaIssues !== null && options.invalidPayload === 'dead';
   try {
     const result = await withinTime(
       options.store.insert({
-        deliveryId: event.delivery_id,
-        event: event.event,
+        deliveryId: delivery.deliveryId,
+        event: delivery.event,
         orderId,
-        ts: event.ts,
+        ts: delivery.ts,
         payload: new TextDecoder().decode(body),
-        known: isKnownEventName(event.event),
+        known: isKnownEventName(delivery.event),
         receivedAt: options.clock.now(),
-      }),
+        ...(schemaIssues !== null && { schemaIssues }),
+        ...(toDead && { status: 'dead' as const, lastError: invalidPayloadReason(delivery.event, schemaIssues) }),
+      }, { timeoutMs: options.storeTimeoutMs }),
       options.storeTimeoutMs,
       options.clock,
+      () => new StoreTimeout(options.storeTimeoutMs),
     );
     if (result === 'stored') options.onStored();
     return { status: 200, body: result === 'stored' ? 'OK' : 'duplicate', outcome: result };
@@ -155,27 +171,11 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   }
 }
 
-class StoreTimeout extends Error {
-  constructor(ms: number) {
-    super(`The inbox store did not write the delivery within ${ms} ms.`);
-    this.name = 'StoreTimeout';
-  }
-}
-
-function withinTime<T>(promise: Promise<T>, ms: number, clock: Clock): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const cancel = clock.setTimeout(() => reject(new StoreTimeout(ms)), ms);
-    promise.then(
-      (value) => {
-        cancel();
-        resolve(value);
-      },
-      (error: unknown) => {
-        cancel();
-        reject(error);
-      },
-    );
-  });
+/** The `lastError` of an entry sent to `dead` for its shape: what happened and what to do. */
+function invalidPayloadReason(event: string, issues: readonly string[]): string {
+  const reason = `invalid_payload: the ${event} body does not match the SDK's schema at ${issues.join(', ')}`;
+  const advice = '. Kept, not handled: inbox.retry(id) hands it to its handler with ctx.schemaIssues.';
+  return reason.length + advice.length <= 300 ? reason + advice : `${reason.slice(0, 300 - advice.length - 1)}…${advice}`;
 }
 
 function report(options: ReceiveOptions, error: unknown): void {

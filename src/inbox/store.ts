@@ -4,6 +4,7 @@
  * implements the same methods and runs the same suite. Times are epoch milliseconds from the
  * inbox's clock, passed in so that stores never read the wall clock themselves.
  */
+import { scrubPatterns } from './error-text.ts';
 
 /** Where an entry is in its life. */
 export type InboxEntryStatus = 'pending' | 'processing' | 'done' | 'dead';
@@ -22,6 +23,20 @@ export interface NewInboxEntry {
   /** Whether this SDK version knows the event name. */
   known: boolean;
   receivedAt: number;
+  /**
+   * Where an authentic body differs from the SDK's schema, as paths (never values); `null` or
+   * absent when it matches. Stored and listed as the entry's mark.
+   */
+  schemaIssues?: readonly string[] | null;
+  /** `dead` stores it finished at `receivedAt`, with `lastError` as the reason. @default 'pending' */
+  status?: 'pending' | 'dead';
+  lastError?: string | null;
+}
+
+/** How long {@link InboxStore.insert} may wait. */
+export interface InsertOptions {
+  /** Give up (throw) after this many ms of waiting for the store. @default the store's own limit */
+  timeoutMs?: number;
 }
 
 /** An entry as listed: everything but the payload. */
@@ -42,6 +57,8 @@ export interface InboxEntry {
   nextAttemptAt: number;
   /** When it became `done` or `dead`. */
   finishedAt: number | null;
+  /** Where its body differs from the SDK's schema (paths, never values); `null` when it matches. */
+  schemaIssues: readonly string[] | null;
 }
 
 /** An entry with its payload: only ever returned when asked for by delivery id, or to a worker. */
@@ -79,6 +96,8 @@ export interface InboxStats {
   dead: number;
   /** Age of the oldest entry waiting to run (pending or processing), 0 when none. */
   oldestPendingAgeMs: number;
+  /** Entries (of any status) whose authentic body does not match the SDK's schema. */
+  invalidPayload: number;
 }
 
 /** What retention and `purge` delete. */
@@ -97,8 +116,13 @@ export interface PurgeRequest {
 export interface InboxStore {
   /** Creates tables if needed (idempotent). Called by the inbox before first use. */
   migrate(): Promise<void>;
-  /** Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there. */
-  insert(entry: NewInboxEntry): Promise<'stored' | 'duplicate'>;
+  /**
+   * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there.
+   * With `timeoutMs`, a store that waits for a lock gives up (throws) once that time has passed:
+   * the receiver passes what is left of `storeTimeoutMs`, so that no write keeps retrying after
+   * its 503 went out.
+   */
+  insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
    * Leases up to `limit` runnable entries to `workerId` until `now + leaseMs`, adding 1 to their
    * `attempts`. Runnable: `pending` and due, or `processing` with an expired lease; and the earliest
@@ -130,8 +154,13 @@ export interface InboxStore {
 }
 
 /** `stats()` from per-status counts; shared by the shipped stores. */
-export function statsOf(counts: readonly { status: string; n: number | string }[], oldestPendingAt: number | string | null, now: number): InboxStats {
-  const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0 };
+export function statsOf(
+  counts: readonly { status: string; n: number | string }[],
+  oldestPendingAt: number | string | null,
+  now: number,
+  invalidPayload: number | string = 0,
+): InboxStats {
+  const stats: InboxStats = { received: 0, pending: 0, processing: 0, done: 0, dead: 0, oldestPendingAgeMs: 0, invalidPayload: Number(invalidPayload) };
   for (const { status, n } of counts) {
     const count = Number(n);
     stats.received += count;
@@ -154,11 +183,24 @@ export interface InboxRow {
   received_at: number | string;
   next_attempt_at: number | string;
   finished_at: number | string | null;
+  /** A JSON array of paths, or null. */
+  schema_issues: string | null;
   payload?: string | null;
 }
 
 /** The columns of {@link InboxRow} but the payload, as the shipped stores select them. */
-export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at';
+export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at, schema_issues';
+
+/**
+ * The values of an insert into the shipped stores' table, in this column order: delivery_id,
+ * event, order_id, ts, payload, known (0/1), status, received_at, next_attempt_at, schema_issues,
+ * last_error, finished_at.
+ */
+export function newEntryValues(entry: NewInboxEntry): [string, string, string | null, number, string, number, string, number, number, string | null, string | null, number | null] {
+  const dead = entry.status === 'dead';
+  const issues = entry.schemaIssues ? JSON.stringify(entry.schemaIssues) : null;
+  return [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, dead ? 'dead' : 'pending', entry.receivedAt, entry.receivedAt, issues, dead ? (entry.lastError ?? null) : null, dead ? entry.receivedAt : null];
+}
 
 /** An {@link InboxEntry} from a row of the shipped stores' table. */
 export function entryFromRow(row: InboxRow): InboxEntry {
@@ -170,10 +212,12 @@ export function entryFromRow(row: InboxRow): InboxEntry {
     status: row.status,
     known: Boolean(row.known),
     attempts: Number(row.attempts),
-    lastError: row.last_error,
+    // Scrubbed again on the way out: rows an earlier version wrote kept the handler's text whole.
+    lastError: row.last_error === null ? null : scrubPatterns(row.last_error),
     receivedAt: Number(row.received_at),
     nextAttemptAt: Number(row.next_attempt_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    schemaIssues: row.schema_issues === null || row.schema_issues === undefined ? null : (JSON.parse(row.schema_issues) as string[]),
   };
 }
 

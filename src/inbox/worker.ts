@@ -3,6 +3,8 @@ import { traceInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import type { KnownEventName, WebhookEvent } from '../schemas/events.ts';
 import type { Order } from '../schemas/order.ts';
+import { errorText } from './error-text.ts';
+import { HandlerTimeoutError, withinTime } from './timeouts.ts';
 import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 
 /** What a handler gets besides the event. */
@@ -11,8 +13,14 @@ export interface InboxHandlerContext {
   deliveryId: string;
   /** 1 on the first run, 2 on the next, ... */
   attempt: number;
-  /** Aborted on `stop()` after its grace period, and when the worker lost the entry's lease. */
+  /** Aborted on `stop()` after its grace period, when the worker lost the entry's lease, and after `handlerTimeoutMs`. */
   signal: AbortSignal;
+  /**
+   * Where the event's body differs from the SDK's schema (paths such as `data.customer.email`),
+   * or `null` when it matches. Only then does `event` have the shape its type says; an entry with
+   * issues reaches a handler with `createInbox({ invalidPayload: 'handler' })`, or after `retry`.
+   */
+  schemaIssues: readonly string[] | null;
   /**
    * The full order of an order event: from the inbox's own `order.created` entry when it has one,
    * else read back with `client.orders.get(order_id)` (spec 6.4).
@@ -52,6 +60,13 @@ export interface StartWorkerOptions {
    * @default 1 s doubling up to 1 h, with ±20 % jitter
    */
   retryDelayMs?: (attempt: number) => number;
+  /**
+   * How long one run of a handler may take, in ms. A handler that has not settled by then has its
+   * `ctx.signal` aborted and the run counts as failed (retried with backoff, `dead` after
+   * `maxAttempts`), so that a handler that never settles cannot hold back its order forever.
+   * `Infinity` turns the limit off. @default 300000 (5 minutes)
+   */
+  handlerTimeoutMs?: number;
   /** How long an `order.status_changed` waits for its order's `order.created`. @default 600000 */
   orderWaitMs?: number;
   /** How often to look for due entries when nothing woke the worker, in ms (≤ 250 for SQLite). @default 250 */
@@ -84,6 +99,7 @@ export interface WorkerDeps {
 }
 
 const HOUR = 3_600_000;
+const DEFAULT_HANDLER_TIMEOUT_MS = 300_000;
 /** After `stop()` aborts the signals, how long it still waits for handlers to settle. */
 const ABANDON_AFTER_ABORT_MS = 1000;
 
@@ -113,6 +129,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
   const leaseMs = positive(options.leaseMs ?? 60_000, 'leaseMs');
   const orderWaitMs = nonNegative(options.orderWaitMs ?? 600_000, 'orderWaitMs');
   const pollMs = positive(options.pollMs ?? 250, 'pollMs');
+  const handlerTimeoutMs = options.handlerTimeoutMs === Infinity ? Infinity : positive(options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS, 'handlerTimeoutMs');
   const retryDelayMs = options.retryDelayMs ?? ((attempt: number) => defaultRetryDelayMs(attempt, deps.random));
   const { store, clock } = deps;
   const workerId = `${process.pid}-${++workerCount}-${Math.floor(deps.random() * 1e9).toString(36)}`;
@@ -196,7 +213,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     };
     try {
       await traceInbox({ kind: 'handled', event: entry.event, deliveryId: entry.id, attempt }, async (context) => {
-        const outcome = await handle(entry, attempt, controller.signal, extend);
+        const outcome = await handle(entry, attempt, controller, extend);
         if (context) context.outcome = outcome;
       });
     } catch (error) {
@@ -207,7 +224,8 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     }
   }
 
-  async function handle(entry: InboxEntryWithPayload, attempt: number, signal: AbortSignal, extend: () => void): Promise<'done' | 'retry' | 'dead'> {
+  async function handle(entry: InboxEntryWithPayload, attempt: number, controller: AbortController, extend: () => void): Promise<'done' | 'retry' | 'dead'> {
+    const { signal } = controller;
     const handler = Object.hasOwn(handlers, entry.event) ? handlers[entry.event] : undefined;
     if (!handler || entry.payload === null) {
       await store.complete(entry.id, workerId, clock.now());
@@ -218,18 +236,32 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
+    let event: WebhookEvent;
+    try {
+      event = JSON.parse(entry.payload) as WebhookEvent;
+    } catch {
+      // Nothing a handler could be given, however often it is tried.
+      const error = 'invalid_payload: the body is not JSON, so no handler can run it; read it with inbox.entry(id).';
+      await store.fail(entry.id, { workerId, error, now: clock.now(), nextAttemptAt: null });
+      return 'dead';
+    }
     extend();
     try {
-      const event = JSON.parse(entry.payload) as WebhookEvent;
-      await handler(event, { deliveryId: entry.id, attempt, signal, order: () => orderOf(entry, event) });
+      const ctx: InboxHandlerContext = { deliveryId: entry.id, attempt, signal, schemaIssues: entry.schemaIssues ?? null, order: () => orderOf(entry, event) };
+      await withinTime(Promise.resolve().then(() => handler(event, ctx)), handlerTimeoutMs, clock, () => {
+        const error = new HandlerTimeoutError(handlerTimeoutMs);
+        controller.abort(error);
+        return error;
+      });
     } catch (error) {
       report(error, entry);
-      if (signal.aborted && !stopping) return 'retry'; // the lease is gone: another worker has it now
+      // The lease is gone: another worker has it now.
+      if (signal.aborted && !stopping && !(error instanceof HandlerTimeoutError)) return 'retry';
       const dead = attempt >= maxAttempts;
       const now = clock.now();
       const held = await store.fail(entry.id, {
         workerId,
-        error: messageOf(error),
+        error: errorText(error, entry.payload),
         now,
         nextAttemptAt: dead ? null : now + Math.max(0, retryDelayMs(attempt)),
       });
@@ -285,12 +317,6 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
 function withoutPayload(entry: InboxEntry): InboxEntry {
   const { payload: _payload, ...rest } = entry as InboxEntryWithPayload;
   return rest;
-}
-
-/** An error's message for `lastError`: handlers' own messages, cut short. */
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return message.slice(0, 1000);
 }
 
 // Counts: a fraction would reach the store's LIMIT, or make the last attempt never the last.

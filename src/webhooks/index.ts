@@ -3,17 +3,14 @@
  * Small on purpose, and free of `node:*` imports so that it loads on edge runtimes: it pulls in no
  * HTTP client, only zod/mini for the event schemas.
  */
-export { verifyWebhook } from './verify-webhook.ts';
-export { verifyWebhookAsync } from './verify-webhook-async.ts';
+export { verifyWebhook, verifyWebhookAsync } from './verify-webhook.ts';
 export { signWebhook } from './sign-webhook.ts';
-export { createWebhookHandler } from './create-webhook-handler.ts';
+export { createWebhookHandler } from './receiver.ts';
 export { WebhookVerificationError, type WebhookVerificationReason } from '../errors/webhook-verification-error.ts';
 export { BodyLimitError } from '../bounded-body.ts';
 
-export type { VerifyWebhookOptions } from './options.ts';
-export type { WebhookRawBody } from './raw-body.ts';
-export type { WebhookHeaders } from './read-header.ts';
-export type { WebhookSecret } from './secrets.ts';
+export type { VerifyWebhookOptions, WebhookRawBody } from './verification-steps.ts';
+export type { WebhookHeaders, WebhookSecret } from './signature.ts';
 export type { SignWebhookOptions, SignedWebhook, SignedWebhookHeaders, WebhookPayload } from './sign-webhook.ts';
 export type {
   KnownWebhookEvent,
@@ -22,7 +19,7 @@ export type {
   NodeWebhookListener,
   WebhookHandler,
   WebhookHandlerOptions,
-} from './handler-types.ts';
+} from './receiver.ts';
 export type {
   WebhookEvent,
   OrderCreatedEvent,

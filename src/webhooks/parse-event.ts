@@ -5,9 +5,7 @@ import {
   isKnownEventName,
   type WebhookEvent,
 } from '../schemas/events.ts';
-import { fail, failMissingHeader } from './fail.ts';
-import { DELIVERY_HEADERS, type DeliveryHeaderName } from './header-names.ts';
-import { readHeader, type WebhookHeaders } from './read-header.ts';
+import { DELIVERY_HEADERS, fail, failMissingHeader, readHeader, type DeliveryHeaderName, type WebhookHeaders } from './signature.ts';
 
 const decoder = new TextDecoder('utf-8');
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true });
@@ -41,6 +39,73 @@ export function parseEvent(body: string | Uint8Array, headers: WebhookHeaders): 
   }
   // The check returns the data itself unless a schema had to transform it.
   return (data.data === event.data ? event : { ...event, data: data.data }) as WebhookEvent;
+}
+
+/** An authentic delivery read without refusing a shape the SDK did not expect. */
+export interface AuthenticDelivery {
+  /** The body's `event` (equal to `X-Service-Event`), or the header's when the body has none. */
+  readonly event: string;
+  /** The body's `delivery_id` (equal to `X-Service-Delivery-Id`), or the header's. */
+  readonly deliveryId: string;
+  /** The body's `ts`, or the signed `X-Service-Timestamp` when the body has no number there. */
+  readonly ts: number;
+  /** The body's `data`, as parsed (`null` when the body is not a JSON object). */
+  readonly data: unknown;
+  /**
+   * Where the body differs from the SDK's schema, as paths (`data.customer.email`; `(body)` for a
+   * body that is not UTF-8 JSON), never values; `null` when it matches.
+   */
+  readonly schemaIssues: readonly string[] | null;
+}
+
+/** The most schema issues kept for one delivery, and the longest path. */
+const MAX_ISSUES = 20;
+const MAX_PATH = 200;
+
+/**
+ * The delivery of a body whose signature has already been checked, for a receiver that keeps every
+ * authentic delivery: headers that disagree with the body still fail (`header_mismatch`: one was
+ * altered in transit), but a body that does not match the schema is returned with its issues.
+ */
+export function readAuthenticDelivery(body: string | Uint8Array, headers: WebhookHeaders, signedTimestamp: number): AuthenticDelivery {
+  const eventHeader = readHeader(headers, DELIVERY_HEADERS.event);
+  const deliveryIdHeader = readHeader(headers, DELIVERY_HEADERS.deliveryId);
+  if (eventHeader === undefined) failMissingHeader(DELIVERY_HEADERS.event);
+  if (deliveryIdHeader === undefined) failMissingHeader(DELIVERY_HEADERS.deliveryId);
+  let parsed: unknown;
+  try {
+    parsed = parseJson(body);
+  } catch {
+    return { event: eventHeader, deliveryId: deliveryIdHeader, ts: signedTimestamp, data: null, schemaIssues: ['(body)'] };
+  }
+  const fields = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  // Whatever else is wrong, a body naming another event or delivery than its headers is refused.
+  if (typeof fields.event === 'string') checkAgreement(headers, DELIVERY_HEADERS.event, fields.event, 'event');
+  if (typeof fields.delivery_id === 'string') checkAgreement(headers, DELIVERY_HEADERS.deliveryId, fields.delivery_id, 'delivery_id');
+  const envelope = checkSchema(EventEnvelopeSchema, parsed);
+  const delivery = {
+    event: eventHeader,
+    deliveryId: deliveryIdHeader,
+    ts: typeof fields.ts === 'number' && Number.isFinite(fields.ts) ? fields.ts : signedTimestamp,
+    data: fields.data ?? null,
+  };
+  if (!envelope.success) return { ...delivery, schemaIssues: issuePaths(envelope.error.issues, '') };
+  if (!isKnownEventName(delivery.event)) return { ...delivery, schemaIssues: null };
+  const data = checkSchema(EVENT_DATA_SCHEMAS[delivery.event], delivery.data);
+  return { ...delivery, schemaIssues: data.success ? null : issuePaths(data.error.issues, 'data') };
+}
+
+// Paths only (a key may be chosen by whoever wrote the order, so control characters are replaced
+// and each path cut), and a bounded number of them.
+function issuePaths(issues: readonly Issue[], root: string): string[] {
+  const paths = new Set<string>();
+  for (const issue of issues) {
+    const path = [root, ...issue.path.map(String)].filter(Boolean).join('.') || '(body)';
+    // eslint-disable-next-line no-control-regex -- control characters in a key are what is replaced
+    paths.add(path.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, MAX_PATH));
+    if (paths.size === MAX_ISSUES) break;
+  }
+  return [...paths];
 }
 
 function parseJson(body: string | Uint8Array): unknown {

@@ -2,9 +2,8 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { KnownEventName } from '../schemas/events.ts';
 import type { OpenEnum } from '../schemas/open-enum.ts';
-import { DELIVERY_HEADERS } from './header-names.ts';
-import { nodeCrypto } from './node-crypto.ts';
-import { secretList } from './secrets.ts';
+import { nodeCrypto } from './crypto.ts';
+import { DELIVERY_HEADERS, secretList } from './signature.ts';
 
 /** What to deliver: the event name and its `data`, as in the body the service sends. */
 export interface WebhookPayload {

@@ -1,16 +1,58 @@
+import {
+  checkTolerance,
+  constantTimeEqual,
+  DELIVERY_HEADERS,
+  epochSeconds,
+  fail,
+  failMissingHeader,
+  readHeader,
+  readSignature,
+  readTimestamp,
+  secretHints,
+  secretList,
+  toleranceOf,
+  type WebhookHeaders,
+  type WebhookSecret,
+} from './signature.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookEvent } from '../schemas/events.ts';
-import { constantTimeEqual } from './constant-time.ts';
-import { fail, failMissingHeader } from './fail.ts';
-import { DELIVERY_HEADERS } from './header-names.ts';
-import type { VerifyWebhookOptions } from './options.ts';
-import { parseEvent } from './parse-event.ts';
-import { rawBodyOf, type WebhookRawBody } from './raw-body.ts';
-import { readHeader, type WebhookHeaders } from './read-header.ts';
-import { secretHints, secretList, type WebhookSecret } from './secrets.ts';
-import { readSignature } from './signature.ts';
-import { checkTolerance, epochSeconds, readTimestamp, toleranceOf } from './timestamp.ts';
+import { type AuthenticDelivery, parseEvent, readAuthenticDelivery } from './parse-event.ts';
+
+/** Options of {@link verifyWebhook} and {@link verifyWebhookAsync}. */
+export interface VerifyWebhookOptions {
+  /**
+   * How far `X-Service-Timestamp` may be from now, in seconds, in either direction.
+   * @default 300
+   */
+  toleranceSeconds?: number;
+  /**
+   * The clock to compare the timestamp with: a `Date`, or milliseconds since the epoch as
+   * `Date.now()` gives. For tests and replays.
+   * @default the current time
+   */
+  now?: Date | number;
+}
+
+/**
+ * The body exactly as received. A Node `Buffer` is a `Uint8Array`; a string is UTF-8 encoded, so
+ * pass a string only when the framework decoded the bytes as UTF-8 without changing them.
+ */
+export type WebhookRawBody = string | Uint8Array | ArrayBuffer;
+
+/**
+ * The body as given, bytes or text (a string is signed and parsed as its UTF-8 bytes, never copied
+ * into a buffer of its own for node:crypto). A parsed object is refused: its bytes are gone.
+ */
+export function rawBodyOf(rawBody: WebhookRawBody): string | Uint8Array {
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
+  if (rawBody instanceof ArrayBuffer) return new Uint8Array(rawBody);
+  return fail(
+    'invalid_payload',
+    'The body was parsed before verifying, but the signature covers the raw bytes: pass a string, Uint8Array or Buffer ' +
+      "(express.raw({ type: 'application/json' }) in Express, await request.text() with a Request).",
+  );
+}
 
 /**
  * Everything both verifiers share: they differ only in how they compute HMAC-SHA256 (node:crypto or
@@ -75,6 +117,20 @@ function checkHeaders(headers: WebhookHeaders, settings: Settings): { timestamp:
 
 /** Given one HMAC per secret, accepts the signature if any matches, then parses the body. */
 export function completeVerification(delivery: PendingDelivery, digests: readonly Uint8Array[]): WebhookEvent {
+  checkSignature(delivery, digests);
+  return parseEvent(delivery.body, delivery.headers);
+}
+
+/**
+ * Given one HMAC per secret, accepts the signature if any matches, then reads the body without
+ * refusing a shape the SDK did not expect: for receivers that keep every authentic delivery.
+ */
+export function completeAuthentication(delivery: PendingDelivery, digests: readonly Uint8Array[]): AuthenticDelivery {
+  checkSignature(delivery, digests);
+  return readAuthenticDelivery(delivery.body, delivery.headers, Number(delivery.timestamp));
+}
+
+function checkSignature(delivery: PendingDelivery, digests: readonly Uint8Array[]): void {
   // Every digest is compared, so the time taken does not tell which secret matched.
   let matched = false;
   for (const digest of digests) matched = constantTimeEqual(digest, delivery.signature) || matched;
@@ -86,5 +142,4 @@ export function completeVerification(delivery: PendingDelivery, digests: readonl
         secretHints(delivery.secrets),
     );
   }
-  return parseEvent(delivery.body, delivery.headers);
 }

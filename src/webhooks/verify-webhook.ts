@@ -1,10 +1,15 @@
 import type { WebhookEvent } from '../schemas/events.ts';
-import { nodeCrypto } from './node-crypto.ts';
-import type { VerifyWebhookOptions } from './options.ts';
-import type { WebhookRawBody } from './raw-body.ts';
-import type { WebhookHeaders } from './read-header.ts';
-import type { WebhookSecret } from './secrets.ts';
-import { checkBeforeSignature, completeVerification } from './verification-steps.ts';
+import { nodeCrypto, type NodeCrypto, webHmacSha256 } from './crypto.ts';
+import {
+  checkBeforeSignature,
+  completeAuthentication,
+  completeVerification,
+  type PendingDelivery,
+  type VerifyWebhookOptions,
+  type WebhookRawBody,
+} from './verification-steps.ts';
+import { signedContent, type WebhookHeaders, type WebhookSecret } from './signature.ts';
+import type { AuthenticDelivery } from './parse-event.ts';
 
 /**
  * Verifies a delivery and returns its typed event; throws `WebhookVerificationError` (with a
@@ -46,8 +51,58 @@ export function verifyWebhook(
 ): WebhookEvent {
   const { createHmac } = nodeCrypto('verifyWebhook');
   const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  return completeVerification(delivery, digestsOf(delivery, createHmac));
+}
+
+/**
+ * The checks of {@link verifyWebhook} up to the signature (a `WebhookVerificationError` when the
+ * delivery is not authentic, or its headers disagree with its body), then the body read without
+ * refusing a shape the SDK did not expect: the inbox keeps every authentic delivery and marks
+ * the ones whose body does not match the schema. Internal: not exported by the webhooks entry.
+ */
+export function authenticateWebhook(rawBody: WebhookRawBody, headers: WebhookHeaders, secret: WebhookSecret, options: VerifyWebhookOptions = {}): AuthenticDelivery {
+  const { createHmac } = nodeCrypto('createInbox');
+  const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  return completeAuthentication(delivery, digestsOf(delivery, createHmac));
+}
+
+function digestsOf(delivery: PendingDelivery, createHmac: NodeCrypto['createHmac']): Uint8Array[] {
   // Fed in two parts: the signed content `<timestamp>.<raw body>` is never copied into one buffer.
   const prefix = `${delivery.timestamp}.`;
-  const digests = delivery.secrets.map((key) => createHmac('sha256', key).update(prefix).update(delivery.body).digest());
+  return delivery.secrets.map((key) => createHmac('sha256', key).update(prefix).update(delivery.body).digest());
+}
+
+/**
+ * {@link verifyWebhook} with Web Crypto only: the same arguments, checks, order and errors, for
+ * runtimes without `node:crypto` (Cloudflare Workers, Vercel Edge, Deno Deploy). Rejects with
+ * `WebhookVerificationError` when the delivery is not genuine.
+ *
+ * @example
+ * ```ts
+ * import { verifyWebhookAsync, WebhookVerificationError } from 'integration-sdk/webhooks';
+ *
+ * export default {
+ *   async fetch(request: Request, env: { WEBHOOK_SECRET: string }) {
+ *     try {
+ *       const event = await verifyWebhookAsync(await request.arrayBuffer(), request.headers, env.WEBHOOK_SECRET);
+ *       // persist event, then:
+ *       return new Response('ok');
+ *     } catch (error) {
+ *       if (error instanceof WebhookVerificationError) return new Response(error.reason, { status: 400 });
+ *       throw error;
+ *     }
+ *   },
+ * };
+ * ```
+ */
+export async function verifyWebhookAsync(
+  rawBody: WebhookRawBody,
+  headers: WebhookHeaders,
+  secret: WebhookSecret,
+  options: VerifyWebhookOptions = {},
+): Promise<WebhookEvent> {
+  const delivery = checkBeforeSignature(rawBody, headers, secret, options);
+  const content = signedContent(delivery.timestamp, delivery.body);
+  const digests = await Promise.all(delivery.secrets.map((key) => webHmacSha256(key, content)));
   return completeVerification(delivery, digests);
 }

@@ -1,5 +1,7 @@
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
 import diagnostics from 'node:diagnostics_channel';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES, type InboxStore } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
@@ -116,6 +118,44 @@ describe('inbox.handler (Fetch)', () => {
     expect(JSON.stringify(errors.map(String))).not.toContain('98765');
   });
 
+  it('answers 20 concurrent deliveries within storeTimeoutMs while another connection holds the write lock, without stalling the event loop or writing after its 503', async () => {
+    const dir = tempDir('inbox-locked-many');
+    disposers.push(() => dir.remove());
+    const path = `${dir.path}/inbox.db`;
+    const storeTimeoutMs = 400;
+    // The real clock: a real lock held by a real second connection (it does not block this thread).
+    const inbox = createInbox({ secret: SECRET, store: sqliteStore({ path }), storeTimeoutMs });
+    disposers.push(() => inbox.close());
+    await inbox.stats();
+    const other = new DatabaseSync(path);
+    disposers.push(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: Date.now() }));
+        return { status: response.status, ms: performance.now() - started };
+      }),
+    );
+    loop.disable();
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(503));
+    // Within storeTimeoutMs and a small margin (the driver's busy wait took 1 to 2 s here).
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(storeTimeoutMs + 500);
+    // Each try fails at once on the held lock, so the loop keeps turning: the 1 ms sampler ran
+    // hundreds of times (with the driver's busy wait, 50 ms a try back to back, it never ran), and
+    // nearly every turn was short (p90 rather than max: on a shared machine the process itself is
+    // sometimes descheduled).
+    expect(loop.count).toBeGreaterThan(100);
+    expect(loop.percentile(90) / 1e6).toBeLessThan(20);
+    // The writes gave up with their answers: none lands once the lock is released.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    other.exec('ROLLBACK');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
   it('answers 408 to a Fetch body that stops arriving', async () => {
     const { inbox, manual } = setup();
     const genuine = deliveryRequest(orderCreated(), { nowMs: manual.now() });
@@ -124,6 +164,20 @@ describe('inbox.handler (Fetch)', () => {
     await vi.waitFor(() => expect(manual.pendingTimers).toBeGreaterThan(0), { interval: 5 });
     manual.advance(5_000);
     expect((await answer).status).toBe(408);
+    expect((await inbox.stats()).received).toBe(0);
+  });
+
+  it('answers 400 at once to a request without the signature headers, before reading its body (which may never come)', async () => {
+    const { inbox, manual } = setup();
+    const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new Uint8Array(16).fill(0x20)) });
+    const unsigned = inbox.handler(new Request('http://inbox.test/webhooks', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: stalled, duplex: 'half' } as RequestInit));
+    const stale = deliveryRequest(orderCreated(), { nowMs: manual.now() - 3_600_000 });
+    const outside = inbox.handler(new Request(stale.url, { method: 'POST', headers: stale.headers, body: new ReadableStream<Uint8Array>({ start: () => {} }), duplex: 'half' } as RequestInit));
+    // No clock advance: the 5 s body timeout never fires, so only an answer on the headers can come.
+    const answers = await Promise.all([unsigned, outside]);
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400]);
+    expect(await answers[0]!.text()).toBe('missing_header');
+    expect(await answers[1]!.text()).toBe('timestamp_out_of_tolerance');
     expect((await inbox.stats()).received).toBe(0);
   });
 
@@ -158,6 +212,66 @@ describe('inbox.handler (Fetch)', () => {
     const inbox = createInbox({ secret: SECRET, store: broken, clock });
     const response = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now() }));
     expect(response.status).toBe(503);
+  });
+});
+
+describe('authentic deliveries whose body the SDK schema does not accept', () => {
+  const variants: Array<[string, (order: Record<string, unknown>) => unknown, string[]]> = [
+    ['a null customer e-mail', (order) => ({ ...order, customer: { ...(order.customer as object), email: null } }), ['data.customer.email']],
+    ['no metadata', ({ metadata: _metadata, ...order }) => order, ['data.metadata']],
+    ['a quantity sent as a string', (order) => ({ ...order, items: (order.items as object[]).map((item) => ({ ...item, quantity: '1' })) }), ['data.items.0.quantity']],
+    ['a pickup order with a null customer address', (order) => ({ ...order, delivery: { type: 'pickup', freight_price: 0, address: null }, customer: { ...(order.customer as object), address: null } }), ['data.customer.address']],
+  ];
+
+  it.each(variants)('stores one with %s, answers 200, and sends it to dead marked with its paths (never values) by default', async (_name, change, paths) => {
+    const { inbox, manual } = setup();
+    const deliveryId = `a1a1a1a1-0000-4000-8000-${String(paths.join().length).padStart(12, '0')}`;
+    const response = await inbox.handler(deliveryRequest({ event: 'order.created', data: change(ORDER) as never }, { nowMs: manual.now(), deliveryId }));
+    expect(response.status).toBe(200);
+    const stored = await inbox.entry(deliveryId);
+    expect(stored).toMatchObject({ status: 'dead', event: 'order.created', orderId: ORDER.order_id, schemaIssues: paths });
+    expect(stored!.lastError).toContain(`invalid_payload: the order.created body does not match the SDK's schema at ${paths.join(', ')}`);
+    expect(JSON.parse(stored!.payload!).data).toEqual(change(ORDER));
+    expect(await inbox.stats()).toMatchObject({ received: 1, dead: 1, invalidPayload: 1 });
+    const listed = [];
+    for await (const entry of inbox.entries()) listed.push(entry);
+    expect(listed).toMatchObject([{ id: deliveryId, schemaIssues: paths }]);
+    for (const personal of ['98765', 'Paulista', 'joao@example.com', 'João']) expect(JSON.stringify(listed)).not.toContain(personal);
+  });
+
+  it("stores one pending, for its handler, with invalidPayload: 'handler'", async () => {
+    const { inbox, manual } = setup({ invalidPayload: 'handler' });
+    const deliveryId = 'a2a2a2a2-0000-4000-8000-000000000001';
+    const [, change, paths] = variants[0]!;
+    expect((await inbox.handler(deliveryRequest({ event: 'order.created', data: change(ORDER) as never }, { nowMs: manual.now(), deliveryId }))).status).toBe(200);
+    expect(await inbox.entry(deliveryId)).toMatchObject({ status: 'pending', schemaIssues: paths, lastError: null });
+    expect(await inbox.stats()).toMatchObject({ pending: 1, invalidPayload: 1 });
+  });
+
+  it('stores a signed body that is not JSON, or not an envelope, under the headers\' delivery id and event; still refuses headers that disagree with the body', async () => {
+    const { inbox, manual } = setup();
+    const timestamp = Math.floor(manual.now() / 1000);
+    const signed = (body: string, deliveryId: string, event = 'order.created') =>
+      new Request('http://inbox.test/webhooks', {
+        method: 'POST',
+        body,
+        headers: {
+          'X-Service-Event': event,
+          'X-Service-Delivery-Id': deliveryId,
+          'X-Service-Timestamp': String(timestamp),
+          'X-Service-Signature-256': `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${body}`).digest('hex')}`,
+        },
+      });
+    expect((await inbox.handler(signed('not json {', 'a3a3a3a3-0000-4000-8000-000000000001'))).status).toBe(200);
+    expect(await inbox.entry('a3a3a3a3-0000-4000-8000-000000000001')).toMatchObject({ status: 'dead', event: 'order.created', ts: timestamp, schemaIssues: ['(body)'], payload: 'not json {' });
+    const noTs = JSON.stringify({ event: 'order.created', delivery_id: 'a3a3a3a3-0000-4000-8000-000000000002', data: ORDER });
+    expect((await inbox.handler(signed(noTs, 'a3a3a3a3-0000-4000-8000-000000000002'))).status).toBe(200);
+    expect(await inbox.entry('a3a3a3a3-0000-4000-8000-000000000002')).toMatchObject({ ts: timestamp, orderId: ORDER.order_id, schemaIssues: ['ts'] });
+    const otherId = JSON.stringify({ event: 'order.created', delivery_id: 'a3a3a3a3-0000-4000-8000-00000000ffff', ts: timestamp, data: null });
+    const mismatch = await inbox.handler(signed(otherId, 'a3a3a3a3-0000-4000-8000-000000000003'));
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.text()).toBe('header_mismatch');
+    expect(await inbox.stats()).toMatchObject({ received: 2, invalidPayload: 2 });
   });
 });
 

@@ -1,6 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxStore, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
+import { createInbox, defaultRetryDelayMs, type Inbox, type InboxEntry, type InboxOptions, type InboxStore, type InboxWorker, type StartWorkerOptions } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import type { WebhookEvent } from 'integration-sdk/webhooks';
 import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, statusChanged } from './support/inbox-fixture.ts';
@@ -12,11 +12,11 @@ afterEach(async () => {
   for (const dispose of disposers.splice(0).reverse()) await dispose();
 });
 
-function setup(retention?: { days?: number }) {
+function setup(retention?: { days?: number }, extra: Partial<InboxOptions> = {}) {
   const { clock, manual } = manualClock();
   const dir = tempDir('inbox-worker');
   const path = `${dir.path}/inbox.db`;
-  const open = () => createInbox({ secret: SECRET, store: sqliteStore({ path }), clock, random: () => 0.5, retention });
+  const open = () => createInbox({ secret: SECRET, store: sqliteStore({ path }), clock, random: () => 0.5, retention, ...extra });
   const inbox = open();
   const others: Inbox[] = [];
   disposers.push(async () => {
@@ -310,6 +310,93 @@ describe('inbox.startWorker', () => {
     expect(await statusOf(inbox, 'f7f7f7f7-0000-4000-8000-000000000001')).toBe('pending');
   });
 
+  it("hands an entry whose body the schema does not accept to its handler with ctx.schemaIssues (invalidPayload: 'handler'), and a dead one once retried", async () => {
+    const { deliver, start } = setup(undefined, { invalidPayload: 'handler' });
+    const seen: Array<{ id: string; issues: readonly string[] | null; email: unknown }> = [];
+    start({ handlers: { 'order.created': async (event, ctx) => void seen.push({ id: ctx.deliveryId, issues: ctx.schemaIssues, email: event.data.customer.email }) } });
+    const odd = { ...ORDER, customer: { ...(ORDER.customer as object), email: null } };
+    await deliver({ event: 'order.created', data: odd as never }, 'fbfbfbfb-0000-4000-8000-000000000001');
+    await deliver(orderCreated('11111111-0000-4000-8000-0000000000fb'), 'fbfbfbfb-0000-4000-8000-000000000002');
+    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { id: 'fbfbfbfb-0000-4000-8000-000000000001', issues: ['data.customer.email'], email: null },
+        { id: 'fbfbfbfb-0000-4000-8000-000000000002', issues: null, email: 'joao@example.com' },
+      ]),
+    );
+    // The default inbox on the same file sends such an entry to dead; retry() hands it over, marked.
+    const strict = setup();
+    const handled: Array<readonly string[] | null> = [];
+    strict.start({ handlers: { 'order.created': async (_event, ctx) => void handled.push(ctx.schemaIssues) } });
+    await strict.deliver({ event: 'order.created', data: odd as never }, 'fbfbfbfb-0000-4000-8000-000000000003');
+    expect(await statusOf(strict.inbox, 'fbfbfbfb-0000-4000-8000-000000000003')).toBe('dead');
+    expect(await strict.inbox.retry('fbfbfbfb-0000-4000-8000-000000000003')).toBe(true);
+    await strict.afterPoll(() => expect(handled).toEqual([['data.customer.email']]));
+  });
+
+  it('keeps no personal data in lastError: a handler error quoting the payload is cut and scrubbed before it is stored', async () => {
+    const { inbox, deliver, start } = setup();
+    const id = 'fafafafa-0000-4000-8000-000000000001';
+    start({
+      handlers: {
+        'order.created': async (event) => {
+          const { customer } = event.data;
+          throw new Error(`ERP refused ${customer.name} <${customer.email}> tel ${customer.phone}, also reachable at maria@example.org or (11) 91234-5678: ${JSON.stringify(event.data)}`);
+        },
+      },
+      maxAttempts: 1,
+    });
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('dead'));
+    const dead = [];
+    for await (const entry of inbox.entries({ status: 'dead' })) dead.push(entry);
+    const lastError = dead[0]!.lastError!;
+    expect(lastError).toMatch(/^Error: ERP refused \[redacted\] <\[redacted\]> tel \[redacted\], also reachable at \[email\] or \[phone\]/);
+    expect(lastError.length).toBeLessThanOrEqual(300);
+    for (const personal of ['João', 'joao@example.com', '98765', 'Paulista', 'Bela Vista', 'maria@', '91234']) expect(lastError).not.toContain(personal);
+    // Ids stay readable: they are what an operator looks for.
+    expect(lastError).toContain(ORDER.order_id as string);
+  });
+
+  it('aborts a handler that never settles after handlerTimeoutMs and counts a failed run, so the later events of its order run', async () => {
+    const { inbox, manual, deliver, start, afterPoll } = setup();
+    const orderId = '11111111-0000-4000-8000-0000000000f9';
+    const created = 'f9f9f9f9-0000-4000-8000-000000000001';
+    const changed = 'f9f9f9f9-0000-4000-8000-000000000002';
+    const signals: AbortSignal[] = [];
+    const statuses: string[] = [];
+    start({
+      handlers: {
+        'order.created': (_event, ctx) => {
+          signals.push(ctx.signal);
+          return new Promise(() => {}); // never settles
+        },
+        'order.status_changed': async (event) => void statuses.push(event.data.status),
+      },
+      handlerTimeoutMs: 5_000,
+      maxAttempts: 2,
+      retryDelayMs: () => 1_000,
+    });
+    await deliver(orderCreated(orderId), created);
+    await deliver(statusChanged(orderId), changed);
+    await vi.waitFor(() => expect(signals).toHaveLength(1));
+    manual.advance(5_000);
+    await vi.waitFor(async () => expect(await inbox.entry(created)).toMatchObject({ status: 'pending', attempts: 1 }));
+    expect(signals[0]!.aborted).toBe(true);
+    expect((await inbox.entry(created))!.lastError).toContain('HandlerTimeoutError');
+    manual.advance(1_000);
+    await afterPoll(() => expect(signals).toHaveLength(2));
+    manual.advance(5_000);
+    await afterPoll(async () => expect(await statusOf(inbox, created)).toBe('dead'));
+    await afterPoll(() => expect(statuses).toEqual(['cancelled']));
+  });
+
+  it('refuses a handlerTimeoutMs that is not a positive number of milliseconds (Infinity turns it off)', () => {
+    const { inbox } = setup();
+    expect(() => inbox.startWorker({ handlers: {}, handlerTimeoutMs: 0 })).toThrow(/handlerTimeoutMs/);
+    expect(() => inbox.startWorker({ handlers: {}, handlerTimeoutMs: Number.NaN })).toThrow(/handlerTimeoutMs/);
+  });
+
   it('deletes a done payload after retention.days, keeps its id 7 days for deduplication, then deletes it', async () => {
     const { inbox, manual, deliver, start, afterPoll } = setup({ days: 1 });
     const id = 'f8f8f8f8-0000-4000-8000-000000000001';
@@ -322,6 +409,27 @@ describe('inbox.startWorker', () => {
     expect((await inbox.entry(id))?.status).toBe('done');
     manual.advance(6 * 86_400_000 + 11 * 60_000);
     await afterPoll(async () => expect(await inbox.entry(id)).toBeUndefined());
+  });
+
+  it("purge({ status: 'done' }) keeps a fresh delivery id for 7 days, so a redelivery does not run the handler twice", async () => {
+    const { inbox, manual, deliver, start } = setup();
+    const id = 'f8f8f8f8-0000-4000-8000-000000000002';
+    let runs = 0;
+    start({ handlers: { 'order.created': async () => void (runs += 1) } });
+    await deliver(orderCreated(), id);
+    await vi.waitFor(async () => expect(await statusOf(inbox, id)).toBe('done'));
+    manual.advance(1);
+    expect(await inbox.purge({ status: 'done' })).toBe(1);
+    expect(await inbox.entry(id)).toMatchObject({ status: 'done', payload: null });
+    manual.advance(60_000);
+    const again = await inbox.handler(deliveryRequest(orderCreated(), { nowMs: manual.now(), deliveryId: id }));
+    expect(await again.text()).toBe('duplicate');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs).toBe(1);
+    expect(await inbox.purge({ status: 'done', olderThanDays: 1 })).toBe(0);
+    manual.advance(7 * 86_400_000);
+    expect(await inbox.purge({ status: 'done' })).toBe(1);
+    expect(await inbox.entry(id)).toBeUndefined();
   });
 
   it('publishes each handled event on integration-sdk:inbox with its outcome and attempt, without the payload', async () => {

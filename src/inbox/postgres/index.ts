@@ -6,8 +6,8 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import type { InboxRow, InboxStore } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, statsOf } from '../store.ts';
+import type { InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -22,11 +22,28 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 }
 
 type Row = InboxRow;
-const toEntry = entryFromRow;
-const withPayload = entryWithPayloadFromRow;
 const COLUMNS = INBOX_COLUMNS;
 
-
+// Postgres text cannot hold U+0000, which a JSON string may (an `order_id` of "a\u0000b", a body
+// with a NUL byte): such a value is stored as a marked JSON string, and read back as it was.
+// Values without a NUL (all real ones) are stored as they are.
+const NUL_MARK = '\u0001integration-sdk:json:';
+function toText<T extends string | null>(value: T): T {
+  return (value !== null && (value.includes('\u0000') || value.startsWith(NUL_MARK)) ? NUL_MARK + JSON.stringify(value) : value) as T;
+}
+function fromText<T extends string | null | undefined>(value: T): T {
+  return (typeof value === 'string' && value.startsWith(NUL_MARK) ? (JSON.parse(value.slice(NUL_MARK.length)) as string) : value) as T;
+}
+const decoded = (row: Row): Row => ({ ...row, order_id: fromText(row.order_id), payload: fromText(row.payload) });
+const toEntry = (row: Row) => entryFromRow(decoded(row));
+function postgresValues(entry: NewInboxEntry): unknown[] {
+  const values: unknown[] = newEntryValues(entry);
+  values[2] = toText(entry.orderId);
+  values[4] = toText(entry.payload);
+  values[5] = entry.known;
+  return values;
+}
+const withPayload = (row: Row) => entryWithPayloadFromRow(decoded(row));
 
 /**
  * The inbox store on Postgres.
@@ -56,10 +73,10 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`
         CREATE TABLE IF NOT EXISTS ${table} (
           seq BIGSERIAL PRIMARY KEY,
-          delivery_id TEXT NOT NULL UNIQUE,
+          delivery_id TEXT NOT NULL,
           event TEXT NOT NULL,
           order_id TEXT,
-          ts BIGINT NOT NULL,
+          ts DOUBLE PRECISION NOT NULL,
           payload TEXT,
           known BOOLEAN NOT NULL,
           status TEXT NOT NULL,
@@ -69,17 +86,39 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
           next_attempt_at BIGINT NOT NULL,
           lease_owner TEXT,
           lease_until BIGINT,
-          finished_at BIGINT
+          finished_at BIGINT,
+          schema_issues TEXT
         )`);
+      // A table an earlier version made. Each change is made only when needed, and before any
+      // CREATE INDEX: ALTER TABLE takes the table's strongest lock, and asking for it while holding
+      // the share lock of an index build deadlocks with a worker that is claiming meanwhile.
+      const [found] = (await client.query<{ ts_type: string; has_issues: boolean; has_btree_key: boolean }>(
+        `SELECT
+           (SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'ts') AS ts_type,
+           EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'schema_issues') AS has_issues,
+           EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1 AND c.conname = 'inbox_entries_delivery_id_key') AS has_btree_key`,
+        [schema],
+      )).rows;
+      // 0.1: an integer ts refused 1700000000.25; no schema_issues; a btree unique key and order
+      // index refused ids over ~2.7 KB.
+      if (found && found.ts_type !== 'double precision') await client.query(`ALTER TABLE ${table} ALTER COLUMN ts TYPE DOUBLE PRECISION`);
+      if (found && !found.has_issues) await client.query(`ALTER TABLE ${table} ADD COLUMN schema_issues TEXT`);
+      if (found?.has_btree_key) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT inbox_entries_delivery_id_key`);
+      // The full indexes of earlier 0.1 builds, which every insert paid for, and the btree order index.
+      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished', 'inbox_entries_order']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
       // Partial indexes: a received delivery enters only the pending one (besides its keys and
       // its order), which keeps the receiver's single insert cheap; each claim and purge query
       // names the status its index holds.
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_pending ON ${table} (next_attempt_at, seq) WHERE status = 'pending'`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
-      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order ON ${table} (order_id, ts, seq)`);
+      // Ids of any length: a btree entry holds at most ~2.7 KB, so the delivery id is unique by
+      // its md5 and looked up through a hash index, and an order's events are found by hash too.
+      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_key ON ${table} (md5(delivery_id))`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_delivery_hash ON ${table} USING hash (delivery_id)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order_hash ON ${table} USING hash (order_id)`);
+      // The count of stats().invalidPayload.
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
-      // The full indexes of earlier 0.1 builds, which every insert paid for.
-      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
     });
 
   const changes = db.changes;
@@ -114,9 +153,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
     async insert(entry) {
       const rows = await query<{ stored: number }>(
-        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT (delivery_id) DO NOTHING RETURNING 1 AS stored`,
-        [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known, entry.receivedAt],
+        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT ((md5(delivery_id))) DO NOTHING RETURNING 1 AS stored`,
+        postgresValues(entry),
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
@@ -185,9 +224,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async orderCreatedPayload(orderId) {
       const rows = await query<{ payload: string }>(
         `SELECT payload FROM ${table} WHERE order_id = $1 AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`,
-        [orderId],
+        [toText(orderId)],
       );
-      return rows[0]?.payload ?? null;
+      return fromText(rows[0]?.payload) ?? null;
     },
 
     async get(deliveryId) {
@@ -209,7 +248,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async stats(now) {
       const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
       const [oldest] = await query<{ at: string | null }>(`SELECT MIN(received_at) AS at FROM ${table} WHERE status IN ('pending', 'processing')`);
-      return statsOf(counts, oldest?.at ?? null, now);
+      const [invalid] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE schema_issues IS NOT NULL`);
+      return statsOf(counts, oldest?.at ?? null, now, invalid?.n ?? 0);
     },
 
     async retry(deliveryId, now) {
@@ -255,8 +295,10 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async close() {
+      // The last wake-up goes out first: a notification queued on a pool that is ending never
+      // settles, and close() would never resolve.
+      while (notifying) await notifying;
       const ended = db.close();
-      await notifying;
       for (const client of listeners) client.release(true);
       listeners.clear();
       await ended;

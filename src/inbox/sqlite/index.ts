@@ -4,9 +4,10 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import { openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import type { ClaimRequest, FailRequest, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
+import { systemClock } from '../../clock.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, statsOf } from '../store.ts';
+import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -92,27 +93,36 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   const transaction = sqliteTransaction;
 
   let migrated = false;
-  async function migrate(): Promise<void> {
+  async function migrate(deadlineMs?: number): Promise<void> {
     if (migrated) return;
     await attempt((database) => {
       database.exec('PRAGMA journal_mode = WAL');
       database.exec('PRAGMA synchronous = FULL');
       database.exec(SCHEMA);
-    });
+      // Added after 0.1: the mark of a body that does not match the schema.
+      addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
+      database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
+    }, deadlineMs);
     migrated = true;
   }
-  async function run<T>(operation: (db: Database) => T): Promise<T> {
-    await migrate();
-    return attempt(operation);
+  /** `timeoutMs`: how long to wait for a lock, migration included (default `busyTimeoutMs`). */
+  async function run<T>(operation: (db: Database) => T, timeoutMs?: number): Promise<T> {
+    if (timeoutMs === undefined) {
+      await migrate();
+      return attempt(operation);
+    }
+    const deadline = systemClock.now() + timeoutMs;
+    await migrate(timeoutMs);
+    return attempt(operation, deadline - systemClock.now());
   }
   // A stored delivery must survive a power cut (FULL: the WAL is synced at each commit). A worker's
   // claim or `done` may be lost by one (NORMAL: synced at checkpoints, still safe against a killed
   // process): the entry then simply runs again, which at-least-once allows.
-  const durable = <T>(operation: (db: Database) => T) =>
+  const durable = <T>(operation: (db: Database) => T, timeoutMs?: number) =>
     run((database) => {
       database.exec('PRAGMA synchronous = FULL');
       return operation(database);
-    });
+    }, timeoutMs);
   const relaxed = <T>(operation: (db: Database) => T) =>
     run((database) => {
       database.exec('PRAGMA synchronous = NORMAL');
@@ -122,16 +132,16 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
   return {
     migrate,
 
-    insert: (entry: NewInboxEntry) =>
+    insert: (entry: NewInboxEntry, insertOptions?: InsertOptions) =>
       durable((database) => {
         const result = database
           .prepare(
-            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
           )
-          .run(entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, entry.receivedAt, entry.receivedAt);
+          .run(...newEntryValues(entry));
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
-      }),
+      }, insertOptions?.timeoutMs),
 
     claim: (request: ClaimRequest) =>
       relaxed((database) =>
@@ -211,7 +221,8 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         const oldest = database
           .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE status IN ('pending', 'processing')`)
           .get() as { at: number | null };
-        return statsOf(counts, oldest.at, now);
+        const invalid = database.prepare(`SELECT COUNT(*) AS n FROM inbox_entries WHERE schema_issues IS NOT NULL`).get() as { n: number };
+        return statsOf(counts, oldest.at, now, invalid.n);
       }),
 
     retry: (deliveryId, now) =>

@@ -54,4 +54,12 @@ describe('postgresStore LISTEN/NOTIFY', () => {
     expect(wakes).toBe(2);
     unsubscribe();
   });
+
+  it('close() resolves right after an insert, while its notification is still in flight', async () => {
+    const store = postgresStore({ connectionString: postgres.current.url, schema: `notify_close_${process.pid}` });
+    await store.migrate();
+    expect(await store.insert(entry(1))).toBe('stored');
+    const closed = await Promise.race([store.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still open'))]);
+    expect(closed).toBe('closed');
+  });
 });

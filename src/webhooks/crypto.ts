@@ -1,3 +1,7 @@
+/**
+ * HMAC-SHA256 on every runtime: `node:crypto` reached at run time for the synchronous helpers,
+ * Web Crypto for the asynchronous ones (edge runtimes).
+ */
 import { IntegrationError } from '../errors/integration-error.ts';
 
 /** An HMAC being computed; a string is fed as its UTF-8 bytes. */
@@ -40,4 +44,16 @@ export function nodeCrypto(caller: string): NodeCrypto {
     );
   }
   return found as NodeCrypto;
+}
+
+const encoder = new TextEncoder();
+
+/** HMAC-SHA256 with Web Crypto, available on every runtime this SDK supports, edge ones included. */
+export async function webHmacSha256(secret: string, content: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) {
+    throw new IntegrationError('verifyWebhookAsync needs Web Crypto (crypto.subtle), missing on this runtime: use verifyWebhook.');
+  }
+  const key = await subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await subtle.sign('HMAC', key, content));
 }
