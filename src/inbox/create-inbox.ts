@@ -5,7 +5,8 @@ import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookSecret } from '../webhooks/secrets.ts';
 import { toleranceOf } from '../webhooks/timestamp.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
-import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore } from './store.ts';
+import { currentMissed, reconcileStore, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
+import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore, MissedDelivery } from './store.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
 
 const DAY = 86_400_000;
@@ -61,6 +62,22 @@ export interface Inbox {
   purge(options: PurgeOptions): Promise<number>;
   /** Stops this process's workers (waiting for their handlers) and closes the store. */
   close(): Promise<void>;
+  /**
+   * Recovers what the webhooks missed: re-reads stale, non-final orders through `client.orders.get`,
+   * stores a synthetic `order.status_changed` (and, for an order known only from status changes, a
+   * synthetic `order.created`) marked `source: 'reconcile'` for each difference, which the usual
+   * handlers then run in the order's turn; lists in `missed` the deliveries the service holds as
+   * `dead` or `retrying` that never arrived. See docs/inbox.md, "Reconciliation".
+   *
+   * @example
+   * ```ts
+   * const report = await inbox.reconcile({ client, staleAfterMinutes: 60, maxReads: 500 });
+   * if (report.missed.length > 0) logger.warn({ missed: report.missed.length }, 'deliveries never arrived');
+   * ```
+   */
+  reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
+  /** When the last reconcile ran and its missed deliveries that still have not arrived; `undefined` before the first. */
+  lastReconcile(): Promise<{ ranAt: number; missed: MissedDelivery[] } | undefined>;
 }
 
 /**
@@ -176,7 +193,9 @@ export function createInbox(options: InboxOptions): Inbox {
 
     async stats() {
       await ready();
-      return store.stats(clock.now());
+      const stats = await store.stats(clock.now());
+      const missed = await currentMissed(store);
+      return missed === undefined ? stats : { ...stats, missed: missed.length };
     },
 
     async *entries(filter = {}) {
@@ -224,6 +243,23 @@ export function createInbox(options: InboxOptions): Inbox {
       unregister();
       await Promise.all([...workers].map((worker) => worker.stop()));
       await store.close();
+    },
+
+    async reconcile(reconcileOptions) {
+      await ready();
+      return reconcileStore(readyStore, reconcileOptions, {
+        clock,
+        onStored: () => {
+          for (const listener of localListeners) listener();
+        },
+      });
+    },
+
+    async lastReconcile() {
+      await ready();
+      const last = await store.lastReconcile?.();
+      if (!last) return undefined;
+      return { ranAt: last.ranAt, missed: (await currentMissed(store)) ?? [] };
     },
   };
   // integration-sdk/otel reports the pending and dead gauges of every open inbox.

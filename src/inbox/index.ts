@@ -22,9 +22,14 @@ export type {
   InboxEntry,
   InboxEntryStatus,
   InboxEntryWithPayload,
+  InboxOrderState,
   InboxStats,
   InboxStore,
+  MissedDelivery,
   NewInboxEntry,
   PurgeRequest,
+  ReconcileRecord,
+  StaleOrdersRequest,
 } from './store.ts';
+export { type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';
