@@ -192,6 +192,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       const run = async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[];
       const result = (await insert(run)) === 'stored' ? await afterOrderInsert(client, entry) : 'duplicate';
       await client.query('COMMIT');
+      // The insert's own wake-up may reach a worker before this commit: one more, after it.
+      if (result === 'stored') wakeWorkers();
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
