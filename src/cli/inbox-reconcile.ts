@@ -3,8 +3,9 @@
 // Prints ids, statuses and the service's error texts only: never an order's payload.
 import { systemClock } from '../clock.ts';
 import type { IntegrationClient } from '../index.ts';
-import { reconcileStore, type ReconcileReport } from '../inbox/reconcile.ts';
+import { currentMissed, reconcileStore, type ReconcileReport } from '../inbox/reconcile.ts';
 import type { MissedDelivery } from '../inbox/store.ts';
+import type { Check } from './doctor.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 export interface InboxReconcileOptions {
@@ -60,4 +61,26 @@ function describe(report: ReconcileReport, options: InboxReconcileOptions): stri
 function row(missed: MissedDelivery): string {
   const givesUp = missed.givesUpAt === null ? '' : `, service gives up at ${missed.givesUpAt}`;
   return `${missed.deliveryId}  ${missed.event}  ${missed.status} after ${missed.attemptCount} attempts${givesUp}  endpoint ${missed.endpointId}  created ${missed.createdAt}  last_error: ${missed.lastError ?? '(none)'}`;
+}
+
+/** `doctor --store`: the last reconcile's deliveries that still have not reached the inbox. */
+export async function reconcileCheck(location: string): Promise<Check> {
+  const check = 'inbox reconcile';
+  const store = await openStore(location);
+  try {
+    const last = await store.lastReconcile?.();
+    if (!last) return { check, status: 'warn', detail: 'never run: schedule `integration-sdk inbox reconcile` (e.g. every 15 minutes) to recover what the webhooks missed' };
+    const missed = (await currentMissed(store)) ?? [];
+    const ran = `last run ${new Date(last.ranAt).toISOString()}`;
+    if (missed.length === 0) return { check, status: 'ok', detail: `${ran}: no missed deliveries` };
+    const dead = missed.filter((each) => each.status === 'dead').length;
+    const some = missed.slice(0, 3).map((each) => `${each.deliveryId} (${each.event}, ${each.status})`).join(', ');
+    return {
+      check,
+      status: 'fail',
+      detail: `${ran}: ${missed.length} deliveries never reached the inbox (${dead} dead, ${missed.length - dead} retrying): ${some}${missed.length > 3 ? ', ...' : ''}; fix the receiver, then see \`integration-sdk inbox reconcile\``,
+    };
+  } finally {
+    await store.close();
+  }
 }

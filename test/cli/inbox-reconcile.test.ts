@@ -77,8 +77,12 @@ describe('integration-sdk inbox reconcile', () => {
     expect(again.stdout).toMatch(/Read back 0 orders/);
     expect(again.stdout).toContain(`${lostId}  order.status_changed  dead after 6 attempts`);
     expect(again.stdout).toMatch(/What to do: fix the receiver/);
+    // doctor --store shows what the last run found.
+    const doctor = await runCli(['doctor', '--store', path], { env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(new RegExp(`fail\\s+inbox reconcile\\s+last run \\S+: 1 deliveries never reached the inbox \\(1 dead, 0 retrying\\): ${lostId} \\(order.status_changed, dead\\)`));
     // Nothing of the order's payload is printed.
-    expect(again.stdout + result.stdout).not.toMatch(/Maria|maria\.silva|Paulista/);
+    expect(again.stdout + result.stdout + doctor.stdout).not.toMatch(/Maria|maria\.silva|Paulista/);
   }, 30_000);
 
   test('exit 0 when nothing was missed; exit 2 without a store or a key', async () => {
@@ -91,6 +95,8 @@ describe('integration-sdk inbox reconcile', () => {
       const result = await cli(['--store', empty], { INTEGRATION_BASE_URL: clean.url, INTEGRATION_API_KEY: clean.apiKey });
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/No missed deliveries/);
+      const doctor = await runCli(['doctor', '--store', empty], { env: { ...env, INTEGRATION_BASE_URL: clean.url, INTEGRATION_API_KEY: clean.apiKey } });
+      expect(doctor.stdout).toMatch(/ok\s+inbox reconcile\s+last run \S+: no missed deliveries/);
     } finally {
       await clean.close();
     }
