@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IntegrationClient } from 'integration-sdk';
+import { IntegrationClient, InvalidInputError } from 'integration-sdk';
 import { createInbox, type Inbox, type InboxStore } from 'integration-sdk/inbox';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
@@ -218,5 +218,70 @@ describe.each(stores)('inbox.reconcile on %s, the sandbox over sockets', (_name,
     expect((await t.inbox.reconcile({ client })).ordersChecked).toBe(4);
     expect(first.missed).toEqual([]);
     expect((await t.inbox.stats()).missed).toBe(0);
+  });
+});
+
+describe('inbox.reconcile and deliveries arriving out of order (sqliteStore)', () => {
+  it('handles a late delivery of an older change as any delivery, and the next reconcile puts the order back where the service has it', async () => {
+    const t = await setUp(stores[0]![1]);
+    const { sandbox, manual, handled } = t;
+    const x = sandbox.createOrder();
+    await sandbox.idle();
+    await t.drained();
+    await t.hook.stop();
+    sandbox.setOrderStatus(x.order_id, 'preparing');
+    sandbox.setOrderStatus(x.order_id, 'dispatched');
+    const changes = sandbox.deliveries({ event: 'order.status_changed' }).map((delivery) => delivery.id);
+    await Promise.all(changes.map((id) => sandbox.waitForDelivery(id, (d) => d.status === 'retrying')));
+    manual.advance(1000);
+
+    const first = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(first).toMatchObject({ ordersChecked: 1, statusChanges: 1 });
+    expect(first.missed.map((missed) => [missed.status, missed.attemptCount])).toEqual([['retrying', 1], ['retrying', 1]]);
+    await t.drained();
+    // Both retries arrive: the one of the reconciled change adds nothing, the older one is handled.
+    await t.hook.start();
+    manual.advance(RETRY_DELAYS_MS[0]!);
+    for (const id of changes) expect((await sandbox.waitForDelivery(id)).status).toBe('delivered');
+    await t.drained();
+    const statuses = () => handled.map((each) => `${each.status} ${each.source ?? 'webhook'}`);
+    expect(statuses()).toEqual(['confirmed webhook', 'dispatched reconcile', 'preparing webhook']);
+
+    manual.advance(1000);
+    const second = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(second).toMatchObject({ ordersChecked: 1, statusChanges: 1, missed: [] });
+    await t.drained();
+    expect(statuses()).toEqual(['confirmed webhook', 'dispatched reconcile', 'preparing webhook', 'dispatched reconcile']);
+    const corrected = await t.inbox.entry(handled.at(-1)!.deliveryId);
+    expect(JSON.parse(corrected!.payload!).data).toMatchObject({ previous_status: 'preparing', status: 'dispatched' });
+    manual.advance(1000);
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ ordersChecked: 1, statusChanges: 0 });
+  });
+
+  it('reports missed as unavailable, and keeps no record, when the key cannot read the delivery log', async () => {
+    const t = await setUp(stores[0]![1]);
+    t.sandbox.createOrder();
+    await t.sandbox.idle();
+    await t.drained();
+    const readOnly = new IntegrationClient({ apiKey: t.sandbox.keys.readOnly, baseUrl: t.sandbox.url });
+    t.manual.advance(1000);
+    const report = await t.inbox.reconcile({ client: readOnly, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 1, missed: [], missedUnavailable: expect.stringContaining('webhooks:manage') });
+    expect(await t.inbox.lastReconcile()).toBeUndefined();
+    expect((await t.inbox.stats()).missed).toBeUndefined();
+  });
+
+  it('refuses wrong options, and a store without the reconciliation methods, with InvalidInputError', async () => {
+    const t = await setUp(stores[0]![1]);
+    for (const options of [{ client: {} }, { client: t.client, maxReads: -1 }, { client: t.client, maxReads: 1.5 }, { client: t.client, staleAfterMinutes: Number.NaN }, { client: t.client, finalStatuses: 'delivered' }]) {
+      await expect(t.inbox.reconcile(options as never), JSON.stringify(options)).rejects.toThrow(InvalidInputError);
+    }
+    const dir = tempDir('inbox-reconcile-bare');
+    cleanups.push(() => dir.remove());
+    const full = sqliteStore({ path: `${dir.path}/inbox.db` });
+    const { staleOrders: _staleOrders, ...bare } = full;
+    const inbox = createInbox({ secret: 'whsec_bare', store: bare });
+    cleanups.push(() => inbox.close());
+    await expect(inbox.reconcile({ client: t.client })).rejects.toThrow(/lacks staleOrders/);
   });
 });
