@@ -26,6 +26,16 @@ const toEntry = entryFromRow;
 const withPayload = entryWithPayloadFromRow;
 const COLUMNS = INBOX_COLUMNS;
 
+/** A per-order advisory lock key: FNV-1a over the text, as a safe integer (collisions only serialise two orders). */
+function orderLockKey(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
 /** Enough of an entry for orderStatusOf to read a stored payload's status. */
 const entryOf = (row: { order_id: string; event: string }): NewInboxEntry => ({ deliveryId: '', event: row.event, orderId: row.order_id, ts: 0, payload: '', known: true, receivedAt: 0 });
 
@@ -151,27 +161,30 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   async function afterOrderInsert(client: PoolClient, entry: NewInboxEntry & { orderId: string }): Promise<'stored' | 'duplicate'> {
     const status = orderStatusOf(entry);
     const key = coverKeyOf(entry, status);
-    if (entry.source === 'reconcile') {
-      await client.query(`INSERT INTO ${reconciled} (order_id, event, status, delivery_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [entry.orderId, entry.event, key, entry.deliveryId]);
-    } else {
-      const covered = await client.query(
-        `UPDATE ${table} SET status = 'done', finished_at = $4
-         WHERE delivery_id = $5 AND EXISTS (SELECT 1 FROM ${reconciled} WHERE order_id = $1 AND event = $2 AND status = $3)`,
-        [entry.orderId, entry.event, key, entry.receivedAt, entry.deliveryId],
-      );
-      if ((covered.rowCount ?? 0) > 0) return 'duplicate';
-    }
     const created = entry.event === 'order.created';
-    await client.query(
-      `INSERT INTO ${orders} AS o (order_id, status, status_ts, last_event_at, has_created) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (order_id) DO UPDATE SET
-         status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
-         status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
-         last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
-         has_created = o.has_created OR EXCLUDED.has_created`,
-      [entry.orderId, status, created ? 0 : entry.ts, entry.receivedAt, created],
+    const reconciling = entry.source === 'reconcile';
+    // One statement: mark a covered real delivery done, or else take the event into the order's state,
+    // and remember a reconcile entry for the deliveries it covers.
+    const result = await client.query<{ covered: boolean }>(
+      `WITH covered AS (
+         UPDATE ${table} SET status = 'done', finished_at = $4
+         WHERE NOT $9 AND delivery_id = $5 AND EXISTS (SELECT 1 FROM ${reconciled} WHERE order_id = $1 AND event = $2 AND status = $3)
+         RETURNING 1
+       ), remembered AS (
+         INSERT INTO ${reconciled} (order_id, event, status, delivery_id) SELECT $1, $2, $3, $5 WHERE $9 ON CONFLICT DO NOTHING
+       ), state AS (
+         INSERT INTO ${orders} AS o (order_id, status, status_ts, last_event_at, has_created)
+         SELECT $1, $6::text, $7::bigint, $4::bigint, $8::boolean WHERE NOT EXISTS (SELECT 1 FROM covered)
+         ON CONFLICT (order_id) DO UPDATE SET
+           status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
+           status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
+           last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
+           has_created = o.has_created OR EXCLUDED.has_created
+       )
+       SELECT EXISTS (SELECT 1 FROM covered) AS covered`,
+      [entry.orderId, entry.event, key, entry.receivedAt, entry.deliveryId, status, created ? 0 : entry.ts, created, reconciling],
     );
-    return 'stored';
+    return result.rows[0]?.covered ? 'duplicate' : 'stored';
   }
 
   /**
@@ -187,13 +200,13 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     const client = await (await getPool()).connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}:${entry.orderId}`]);
+      // One round trip: the lock key is a number computed here, so BEGIN and the lock go as one simple query.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${orderLockKey(`${schema}:${entry.orderId}`)})`);
       const run = async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[];
       const result = (await insert(run)) === 'stored' ? await afterOrderInsert(client, entry) : 'duplicate';
+      // The insert's own wake-up may reach a worker before this commit; workers also poll, so no
+      // second one here (a NOTIFY queued as close() ends the pool would never be sent, and close would wait for it).
       await client.query('COMMIT');
-      // The insert's own wake-up may reach a worker before this commit: one more, after it.
-      if (result === 'stored') wakeWorkers();
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
