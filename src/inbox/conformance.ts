@@ -240,7 +240,8 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect(await store.insert(reconciled)).toBe('stored');
       expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 500 });
       const late = orderEvent('o-r', 'order.status_changed', 'dispatched', { ts: 900, receivedAt: T0 + 7 });
-      expect(await store.insert(late)).toBe('duplicate');
+      // 'stored' or 'duplicate' (a store may only learn it covered the delivery after writing it): done either way.
+      expect(['stored', 'duplicate'].includes(await store.insert(late))).toBe(true);
       expect(await store.get(late.deliveryId)).toMatchObject({ status: 'done', attempts: 0, finishedAt: T0 + 7 });
       expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 500 });
       const other = orderEvent('o-r', 'order.status_changed', 'preparing', { ts: 300 });
@@ -249,7 +250,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       // The order.created a reconcile recovered covers the real one arriving late.
       expect(await store.insert(orderEvent('o-c', 'order.created', 'confirmed', { source: 'reconcile' }))).toBe('stored');
       const lateCreated = orderEvent('o-c', 'order.created', 'confirmed');
-      expect(await store.insert(lateCreated)).toBe('duplicate');
+      expect(['stored', 'duplicate'].includes(await store.insert(lateCreated))).toBe(true);
       expect(await store.get(lateCreated.deliveryId)).toMatchObject({ status: 'done' });
       // Covered entries are done: only each order's first unfinished entry is claimable.
       const firstCreated = (await store.list({ limit: 100 })).find((each) => each.orderId === 'o-r' && each.event === 'order.created')!;

@@ -109,7 +109,14 @@ export interface PurgeRequest {
 export interface InboxStore {
   /** Creates tables if needed (idempotent). Called by the inbox before first use. */
   migrate(): Promise<void>;
-  /** Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there. */
+  /**
+   * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there. For
+   * an order event it also keeps the order's {@link InboxOrderState}; a real delivery that a
+   * reconcile entry covers (same order and event, same new status for `order.status_changed`) is
+   * stored `done`, its handler never run (returning `duplicate`, or `stored` where the store learns
+   * it only after writing), and changes nothing in the order's state. Keeping order state and
+   * covering are optional, like the reconciliation methods below.
+   */
   insert(entry: NewInboxEntry): Promise<'stored' | 'duplicate'>;
   /**
    * Leases up to `limit` runnable entries to `workerId` until `now + leaseMs`, adding 1 to their

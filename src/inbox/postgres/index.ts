@@ -6,7 +6,7 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { backfillOrderStates, coverKeyOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderStateFromRow, orderStatusOf, statsOf, tracksOrder } from '../store.ts';
+import { backfillOrderStates, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderStateFromRow, orderStatusOf, statsOf, tracksOrder } from '../store.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry, ReconcileRecord } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
@@ -25,16 +25,6 @@ type Row = InboxRow;
 const toEntry = entryFromRow;
 const withPayload = entryWithPayloadFromRow;
 const COLUMNS = INBOX_COLUMNS;
-
-/** A per-order advisory lock key: FNV-1a over the text, as a safe integer (collisions only serialise two orders). */
-function orderLockKey(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-}
 
 /** Enough of an entry for orderStatusOf to read a stored payload's status. */
 const entryOf = (row: { order_id: string; event: string }): NewInboxEntry => ({ deliveryId: '', event: row.event, orderId: row.order_id, ts: 0, payload: '', known: true, receivedAt: 0 });
@@ -112,7 +102,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         checked_at BIGINT,
         has_created BOOLEAN NOT NULL DEFAULT FALSE
       )`);
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_orders_seen ON ${orders} (last_event_at)`);
+    // No index on last_event_at: every event moves it (an index would stop HOT updates), and only a
+    // reconcile, every few minutes, searches by it.
     await client.query(`
       CREATE TABLE IF NOT EXISTS ${reconciled} (
         order_id TEXT NOT NULL,
@@ -122,6 +113,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         PRIMARY KEY (order_id, event, status)
       )`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${runs} (id INTEGER PRIMARY KEY CHECK (id = 1), ran_at BIGINT NOT NULL, missed TEXT NOT NULL)`);
+    await createOrderStateTrigger(client);
     if (existing?.found) return;
     // A database an earlier version wrote: each order's state from its stored entries, read a page
     // at a time (payloads parsed here, where a malformed one cannot fail the migration).
@@ -153,59 +145,66 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     }
   }
 
-  // After an order event is stored, in its transaction: a real delivery that a reconcile entry
-  // covers (same order, event and new status) is marked done and counts as a duplicate; otherwise
-  // the order's state takes it (a status_changed's status when newer by ts, an order.created's only
-  // while none is known).
+  // The order's state is kept by a trigger on the entries table, inside the INSERT that stores the
+  // event (no round trip more for the receiver): under a per-order advisory lock, a real delivery that
+  // a reconcile entry covers (same order, event and new status) is marked done; otherwise the order's
+  // state takes it (a status_changed's status when newer by ts, an order.created's only while none is
+  // known); a reconcile entry (the inserting transaction set integration_inbox.source) is remembered.
   const TAKES_STATUS = `EXCLUDED.status IS NOT NULL AND (o.status IS NULL OR (NOT EXCLUDED.has_created AND EXCLUDED.status_ts >= o.status_ts))`;
-  async function afterOrderInsert(client: PoolClient, entry: NewInboxEntry & { orderId: string }): Promise<'stored' | 'duplicate'> {
-    const status = orderStatusOf(entry);
-    const key = coverKeyOf(entry, status);
-    const created = entry.event === 'order.created';
-    const reconciling = entry.source === 'reconcile';
-    // One statement: mark a covered real delivery done, or else take the event into the order's state,
-    // and remember a reconcile entry for the deliveries it covers.
-    const result = await client.query<{ covered: boolean }>(
-      `WITH covered AS (
-         UPDATE ${table} SET status = 'done', finished_at = $4
-         WHERE NOT $9 AND delivery_id = $5 AND EXISTS (SELECT 1 FROM ${reconciled} WHERE order_id = $1 AND event = $2 AND status = $3)
-         RETURNING 1
-       ), remembered AS (
-         INSERT INTO ${reconciled} (order_id, event, status, delivery_id) SELECT $1, $2, $3, $5 WHERE $9 ON CONFLICT DO NOTHING
-       ), state AS (
-         INSERT INTO ${orders} AS o (order_id, status, status_ts, last_event_at, has_created)
-         SELECT $1, $6::text, $7::bigint, $4::bigint, $8::boolean WHERE NOT EXISTS (SELECT 1 FROM covered)
-         ON CONFLICT (order_id) DO UPDATE SET
-           status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
-           status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
-           last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
-           has_created = o.has_created OR EXCLUDED.has_created
-       )
-       SELECT EXISTS (SELECT 1 FROM covered) AS covered`,
-      [entry.orderId, entry.event, key, entry.receivedAt, entry.deliveryId, status, created ? 0 : entry.ts, created, reconciling],
-    );
-    return result.rows[0]?.covered ? 'duplicate' : 'stored';
+  async function createOrderStateTrigger(client: PoolClient): Promise<void> {
+    const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
+    // pg_input_is_valid (Postgres 16) spares a subtransaction per event; before it, a malformed payload is caught.
+    const readStatus =
+      Number(version?.n) >= 160000
+        ? `IF NEW.payload IS NOT NULL AND pg_input_is_valid(NEW.payload, 'jsonb') THEN new_status := (NEW.payload::jsonb) -> 'data' ->> 'status'; END IF;`
+        : `BEGIN new_status := (NEW.payload::jsonb) -> 'data' ->> 'status'; EXCEPTION WHEN others THEN new_status := NULL; END;`;
+    await client.query(`
+      CREATE OR REPLACE FUNCTION "${schema}".inbox_order_state() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        new_status text;
+        cover_key text;
+        created boolean := NEW.event = 'order.created';
+        reconciling boolean := coalesce(current_setting('integration_inbox.source', true), '') = 'reconcile';
+      BEGIN
+        IF NEW.order_id IS NULL OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
+        PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.order_id));
+        ${readStatus}
+        cover_key := CASE WHEN created THEN '' ELSE coalesce(new_status, '') END;
+        IF reconciling THEN
+          INSERT INTO ${reconciled} (order_id, event, status, delivery_id) VALUES (NEW.order_id, NEW.event, cover_key, NEW.delivery_id) ON CONFLICT DO NOTHING;
+        ELSIF EXISTS (SELECT 1 FROM ${reconciled} WHERE order_id = NEW.order_id AND event = NEW.event AND status = cover_key) THEN
+          UPDATE ${table} SET status = 'done', finished_at = NEW.received_at WHERE seq = NEW.seq;
+          RETURN NULL;
+        END IF;
+        INSERT INTO ${orders} AS o (order_id, status, status_ts, last_event_at, has_created)
+        VALUES (NEW.order_id, new_status, CASE WHEN created THEN 0 ELSE NEW.ts END, NEW.received_at, created)
+        ON CONFLICT (order_id) DO UPDATE SET
+          status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
+          status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
+          last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
+          has_created = o.has_created OR EXCLUDED.has_created;
+        RETURN NULL;
+      END
+      $fn$`);
+    // Created once: CREATE TRIGGER locks the table against every writer while it runs.
+    const [exists] = (await client.query(`SELECT 1 AS found FROM pg_trigger WHERE tgname = 'inbox_entries_order_state' AND tgrelid = $1::regclass`, [table])).rows;
+    if (!exists) await client.query(`CREATE TRIGGER inbox_entries_order_state AFTER INSERT ON ${table} FOR EACH ROW EXECUTE PROCEDURE "${schema}".inbox_order_state()`);
   }
 
   /**
-   * Runs the insert of an entry; for an order event, in one transaction with the order's state,
-   * holding a per-order advisory lock so that a real delivery and a reconcile entry of the same
-   * order are written one after the other.
+   * Runs the insert of an entry. A reconcile entry is inserted in a transaction that tells the
+   * trigger so (`SET LOCAL integration_inbox.source`); every other entry, as it always was.
    */
   async function withOrderState(
     entry: NewInboxEntry,
     insert: (run: <R>(sql: string, params: unknown[]) => Promise<R[]>) => Promise<'stored' | 'duplicate'>,
   ): Promise<'stored' | 'duplicate'> {
-    if (!tracksOrder(entry)) return insert(query);
+    if (entry.source !== 'reconcile' || !tracksOrder(entry)) return insert(query);
     const client = await (await getPool()).connect();
     let broken = false;
     try {
-      // One round trip: the lock key is a number computed here, so BEGIN and the lock go as one simple query.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${orderLockKey(`${schema}:${entry.orderId}`)})`);
-      const run = async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[];
-      const result = (await insert(run)) === 'stored' ? await afterOrderInsert(client, entry) : 'duplicate';
-      // The insert's own wake-up may reach a worker before this commit; workers also poll, so no
-      // second one here (a NOTIFY queued as close() ends the pool would never be sent, and close would wait for it).
+      await client.query(`BEGIN; SET LOCAL integration_inbox.source = 'reconcile'`);
+      const result = await insert(async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[]);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -392,9 +391,11 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
     async close() {
       const ended = db.close();
-      await notifying;
       for (const client of listeners) client.release(true);
       listeners.clear();
+      // A NOTIFY still waiting for a connection when the pool began to end is never sent (pg-pool
+      // serves no waiter once ending): close() called right after an insert waited for it forever.
+      await Promise.race([notifying, ended]);
       await ended;
     },
 

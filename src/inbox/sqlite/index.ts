@@ -60,7 +60,8 @@ WHERE ${due}
 ORDER BY ${due.includes('lease_until') ? 'e.lease_until' : 'e.next_attempt_at'}, e.seq
 LIMIT :limit`;
 // Reconciliation: the state of each order (kept by insert), the reconcile entries that cover later
-// real deliveries of the same change, and the last reconcile's outcome.
+// real deliveries of the same change, and the last reconcile's outcome. No index on last_event_at:
+// every event moves it, and only a reconcile (every few minutes) searches by it.
 const RECONCILE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox_orders (
   order_id TEXT PRIMARY KEY,
@@ -70,7 +71,6 @@ CREATE TABLE IF NOT EXISTS inbox_orders (
   checked_at INTEGER,
   has_created INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS inbox_orders_seen ON inbox_orders (last_event_at);
 CREATE TABLE IF NOT EXISTS inbox_reconciled (
   order_id TEXT NOT NULL,
   event TEXT NOT NULL,

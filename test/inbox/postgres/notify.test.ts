@@ -54,4 +54,16 @@ describe('postgresStore LISTEN/NOTIFY', () => {
     expect(wakes).toBe(2);
     unsubscribe();
   });
+
+  it('closes right after an insert, without waiting for a wake-up still queued for a connection', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      const store = postgresStore({ connectionString: postgres.current.url, schema: 'notify_close' });
+      await store.migrate();
+      await store.insert(entry(100 + i));
+      // Before the fix this never resolved: pg-pool serves no waiter once end() began.
+      await store.close();
+    }
+    const check = open('notify_close');
+    expect((await check.stats(1)).received).toBe(5);
+  });
 });
