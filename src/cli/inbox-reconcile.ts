@@ -6,6 +6,8 @@ import type { IntegrationClient } from '../index.ts';
 import { currentMissed, reconcileStore, type ReconcileReport } from '../inbox/reconcile.ts';
 import type { MissedDelivery } from '../inbox/store.ts';
 import type { Check } from './doctor.ts';
+import { UsageError } from './config.ts';
+import { failure } from './failure.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 export interface InboxReconcileOptions {
@@ -24,6 +26,10 @@ export async function inboxReconcile(client: () => IntegrationClient, options: I
   let report: ReconcileReport;
   try {
     report = await reconcileStore(store, { client: service, staleAfterMinutes: options.staleAfter, maxReads: options.maxReads }, { clock: systemClock });
+  } catch (error) {
+    // Whatever stopped it (a scope refused, the service failing), reconcile did not run to the end:
+    // exit 2 for a scheduler, not the 1 that means "deliveries were missed". What it stored stays.
+    throw new UsageError(`${failure(error).message} Reconcile stopped; what it recovered so far is stored, run it again.`);
   } finally {
     await store.close();
   }

@@ -97,6 +97,11 @@ describe('integration-sdk inbox reconcile', () => {
       expect(result.stdout).toMatch(/No missed deliveries/);
       const doctor = await runCli(['doctor', '--store', empty], { env: { ...env, INTEGRATION_BASE_URL: clean.url, INTEGRATION_API_KEY: clean.apiKey } });
       expect(doctor.stdout).toMatch(/ok\s+inbox reconcile\s+last run \S+: no missed deliveries/);
+      // The service failing throughout: it could not run (2), not "deliveries were missed" (1).
+      clean.setFaults({ rate: 1, kinds: ['error500'] });
+      const failing = await cli(['--store', empty], { INTEGRATION_BASE_URL: clean.url, INTEGRATION_API_KEY: clean.apiKey });
+      expect(failing.code).toBe(2);
+      expect(failing.stderr).toMatch(/Reconcile stopped/);
     } finally {
       await clean.close();
     }
