@@ -227,6 +227,8 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await store.staleOrders(request)).map((state) => state.orderId)).toEqual(['o-old', 'o-nocreated', 'o-checked']);
       expect((await store.staleOrders({ ...request, checkedBefore: T0 + 50 })).map((state) => state.orderId)).toEqual(['o-old', 'o-nocreated']);
       expect((await store.staleOrders({ ...request, limit: 1 })).map((state) => state.orderId)).toEqual(['o-old']);
+      // At seenBefore itself counts as stale: staleAfterMinutes 0 reads every order heard of until now.
+      expect((await store.staleOrders({ ...request, seenBefore: T0 + 5000 })).some((state) => state.orderId === 'o-new')).toBe(true);
       await store.markChecked([{ orderId: 'o-old', status: 'preparing' }], T0 + 200);
       // Checked now: after the ones checked earlier; a known status is not replaced by markChecked.
       expect((await store.staleOrders(request)).map((state) => state.orderId)).toEqual(['o-nocreated', 'o-checked', 'o-old']);

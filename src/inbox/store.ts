@@ -148,7 +148,7 @@ export interface InboxStore {
   close(): Promise<void>;
   /**
    * Reconciliation (optional: `inbox.reconcile` refuses a store without it). Orders to read back:
-   * those whose last event was received before `seenBefore`, not checked since `checkedBefore`,
+   * those whose last event was received at or before `seenBefore`, not checked since `checkedBefore`,
    * and whose last status is not in `finalStatuses` or whose `order.created` the inbox lacks;
    * least recently checked (or heard of) first, at most `limit`.
    */

@@ -403,7 +403,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await migrate();
       const rows = await query<InboxOrderRow>(
         `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created FROM ${orders}
-         WHERE last_event_at < $1 AND (checked_at IS NULL OR checked_at < $2)
+         WHERE last_event_at <= $1 AND (checked_at IS NULL OR checked_at < $2)
            AND (NOT has_created OR status IS NULL OR status <> ALL($3::text[]))
          ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT $4`,
         [seenBefore, checkedBefore, [...finalStatuses], limit],

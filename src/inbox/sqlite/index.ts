@@ -334,7 +334,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         const rows = database
           .prepare(
             `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created FROM inbox_orders
-             WHERE last_event_at < :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
+             WHERE last_event_at <= :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
                AND (has_created = 0 OR status IS NULL OR status NOT IN (SELECT value FROM json_each(:finals)))
              ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT :limit`,
           )
