@@ -285,3 +285,35 @@ describe('inbox.reconcile and deliveries arriving out of order (sqliteStore)', (
     await expect(inbox.reconcile({ client: t.client })).rejects.toThrow(/lacks staleOrders/);
   });
 });
+
+describe('inbox.reconcile in real time, the retry window shortened by the sandbox time scale (sqliteStore)', () => {
+  it('recovers what died while the receiver was down, then a second reconcile adds nothing', async () => {
+    const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 }); // 14 h 35 min in about 2.6 s
+    cleanups.push(() => sandbox.close());
+    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+    let inbox: Inbox | undefined;
+    const hook = await receiver((req, res) => inbox!.handler.node(req, res));
+    const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
+    inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
+    cleanups.push(() => inbox!.close());
+    const handled: string[] = [];
+    inbox.startWorker({ handlers: { 'order.status_changed': (event) => void handled.push(`${event.data.order_id} ${event.data.status}`) } });
+    const orders = [sandbox.createOrder(), sandbox.createOrder(), sandbox.createOrder()];
+    await sandbox.idle();
+    await hook.stop();
+    sandbox.setOrderStatus(orders[0]!.order_id, 'dispatched');
+    sandbox.setOrderStatus(orders[2]!.order_id, 'cancelled');
+    await sandbox.idle();
+    const dead = sandbox.deliveries().filter((delivery) => delivery.status === 'dead').map((delivery) => delivery.id);
+    expect(dead).toHaveLength(2);
+    await hook.start();
+
+    const report = await inbox.reconcile({ client, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 3, statusChanges: 2, createdRecovered: 0, notFound: 0 });
+    expect(report.missed.map((missed) => missed.deliveryId).sort()).toEqual([...dead].sort());
+    await expect.poll(() => [...handled].sort(), { timeout: 10_000 }).toEqual([`${orders[0]!.order_id} dispatched`, `${orders[2]!.order_id} cancelled`].sort());
+    const second = await inbox.reconcile({ client, staleAfterMinutes: 0 });
+    expect(second).toMatchObject({ statusChanges: 0, createdRecovered: 0 });
+    expect(handled).toHaveLength(2);
+  });
+});
