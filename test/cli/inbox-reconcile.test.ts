@@ -77,6 +77,8 @@ describe('integration-sdk inbox reconcile', () => {
     expect(again.stdout).toMatch(/Read back 0 orders/);
     expect(again.stdout).toContain(`${lostId}  order.status_changed  dead after 6 attempts`);
     expect(again.stdout).toMatch(/What to do: fix the receiver/);
+    const stats = await runCli(['inbox', 'stats', '--store', path, '--json'], { env });
+    expect(JSON.parse(stats.stdout)).toMatchObject({ missed: 1 });
     // doctor --store shows what the last run found.
     const doctor = await runCli(['doctor', '--store', path], { env });
     expect(doctor.code).toBe(1);
