@@ -258,6 +258,23 @@ describe('inbox.reconcile and deliveries arriving out of order (sqliteStore)', (
     expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ ordersChecked: 1, statusChanges: 0 });
   });
 
+  it('runs a recovered order.created before the status change that was waiting for it', async () => {
+    const t = await setUp(stores[0]![1]);
+    const { sandbox, handled } = t;
+    await t.hook.stop();
+    const y = sandbox.createOrder();
+    await t.outlastRetries([t.lastDelivery('order.created').id]);
+    await t.hook.start();
+    sandbox.setOrderStatus(y.order_id, 'preparing');
+    await sandbox.idle();
+    // The change waits for its order.created (orderWaitMs, 10 minutes): nothing has run.
+    expect((await t.inbox.stats()).pending).toBe(1);
+    const report = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 1, createdRecovered: 1, statusChanges: 0 });
+    await t.drained();
+    expect(handled.map((each) => `${each.event} ${each.status} ${each.source ?? 'webhook'}`)).toEqual(['order.created preparing reconcile', 'order.status_changed preparing webhook']);
+  });
+
   it('reports missed as unavailable, and keeps no record, when the key cannot read the delivery log', async () => {
     const t = await setUp(stores[0]![1]);
     t.sandbox.createOrder();
