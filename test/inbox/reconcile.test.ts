@@ -6,7 +6,7 @@
  * passes in a few steps without sleeping; each step waits for the sandbox's attempts to finish.
  */
 import { createServer, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { IntegrationClient, InvalidInputError } from 'integration-sdk';
 import { createInbox, type Inbox, type InboxStore } from 'integration-sdk/inbox';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
@@ -73,7 +73,17 @@ async function setUp(makeStore: () => InboxStore) {
   const hook = await receiver((req, res) => inbox!.handler.node(req, res));
   const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
   inbox = createInbox({ secret: endpoint.secret, store: makeStore(), clock });
-  cleanups.push(() => inbox!.close());
+  // A worker stopped in the middle of a claim sleeps one poll interval first: on the manual clock,
+  // time has to move for close() to finish.
+  cleanups.push(async () => {
+    let closed = false;
+    const closing = inbox!.close().finally(() => (closed = true));
+    await vi.waitFor(() => {
+      manual.advance(50);
+      expect(closed).toBe(true);
+    }, { timeout: 10_000, interval: 10 });
+    await closing;
+  });
   const handled: Handled[] = [];
   const record = async (event: { event: string; data: { order_id: string; status: string } }, ctx: { deliveryId: string }) => {
     handled.push({ event: event.event, orderId: event.data.order_id, status: event.data.status, source: (event as { source?: string }).source, deliveryId: ctx.deliveryId });
