@@ -3,6 +3,7 @@
 import { AuthenticationError, ConnectionError, FeatureDisabledError, InsufficientScopeError, type Health, type IntegrationClient } from '../index.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
+import { reconcileCheck } from './inbox-reconcile.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -123,6 +124,9 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
   }
   if (storeArg) {
     checks.push(await inboxCheck(storeLocation(storeArg)).catch((error: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: error instanceof UsageError ? error.message : `${(error as Error).name}: ${(error as Error).message}` })));
+    // Missed deliveries as the last `inbox reconcile` found them (a store that cannot be opened is reported above).
+    const missed = await reconcileCheck(storeLocation(storeArg)).catch(() => undefined);
+    if (missed) checks.push(missed);
   }
   return checks;
 }

@@ -6,6 +6,7 @@ import { VERSION } from '../index.ts';
 import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
+import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
 import { push, type PushOptions } from './push.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
@@ -135,7 +136,7 @@ webhooks
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksDelete(clientFrom(connection(command)), id, options.json)));
 
-const inbox = group('inbox', 'the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead', 'integration-sdk inbox stats --store ./integration-inbox.db');
+const inbox = group('inbox', 'the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead | reconcile', 'integration-sdk inbox stats --store ./integration-inbox.db');
 for (const [action, description] of [
   ['stats', 'counts by status and the oldest pending age'],
   ['dead', 'list dead entries with their last error'],
@@ -153,6 +154,16 @@ for (const [action, description] of [
       return service.inboxCommand(action, options.store, id, options.json);
     }));
 }
+
+inbox
+  .command('reconcile')
+  .description('read back stale orders, recover the status changes the webhooks missed, list deliveries that never arrived')
+  .option('--store <location>', 'SQLite file or Postgres URL (default: INTEGRATION_INBOX_STORE)')
+  .option('--stale-after <minutes>', 'read back orders not heard of for this long', integer('--stale-after', 0), 60)
+  .option('--max-reads <n>', 'order reads per run at most', integer('--max-reads', 0), 500)
+  .option('--json', 'print the report as JSON')
+  .addHelpText('after', '\nExit 1 when deliveries were missed, 2 when it could not run. Meant for a scheduler (cron, every 15 minutes).\nExample:\n  integration-sdk inbox reconcile --store ./integration-inbox.db --stale-after 60 --max-reads 500')
+  .action(run(async (options: InboxReconcileOptions, command: Command) => inboxReconcile(() => clientFrom(connection(command)), options)));
 
 defineSandboxCommand(program.command('sandbox'), run);
 

@@ -1,6 +1,7 @@
 // `orders`, `webhooks` and `inbox`: thin wrappers printing a table for people or JSON with --json.
 // Order payloads hold personal data: they are printed only because the operator asked for that order.
 import type { IntegrationClient } from '../index.ts';
+import { currentMissed } from '../inbox/reconcile.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
@@ -70,7 +71,10 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
   try {
     const now = Date.now();
     if (action === 'stats') {
-      const stats = await inbox.stats(now);
+      const counts = await inbox.stats(now);
+      // As inbox.stats(): `missed` once an `inbox reconcile` has run.
+      const missed = await currentMissed(inbox);
+      const stats = missed === undefined ? counts : { ...counts, missed: missed.length };
       print(json, stats, () => Object.entries(stats).map(([k, v]) => `${k.padEnd(18)} ${v}`).join('\n'));
       return stats.dead > 0 ? 1 : 0;
     }

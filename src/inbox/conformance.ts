@@ -233,5 +233,87 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect(await store.purge({ status: 'done', finishedBefore: T0 + 500, what: 'entry' })).toBe(1);
       expect(await store.get(old.deliveryId)).toBeUndefined();
     });
+
+    // Reconciliation: a store without its optional methods skips these (inbox.reconcile refuses it).
+    const orderEvent = (orderId: string, event: string, status: string, overrides: Partial<NewInboxEntry> = {}) =>
+      entry({ orderId, event, payload: JSON.stringify({ event, data: { order_id: orderId, status } }), ...overrides });
+    const stateOf = async (orderId: string) =>
+      (await store.staleOrders!({ seenBefore: Number.MAX_SAFE_INTEGER, checkedBefore: Number.MAX_SAFE_INTEGER, finalStatuses: [], limit: 1000 })).find((state) => state.orderId === orderId);
+
+    it('keeps per order the status of its latest status change by ts, and when its last event arrived', async () => {
+      if (!store.staleOrders) return;
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'preparing', { ts: 200, receivedAt: T0 }));
+      // An older change arriving later does not win; an order.created's status counts only while none is known.
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'confirmed', { ts: 150, receivedAt: T0 + 10 }));
+      await store.insert(orderEvent('order-s', 'order.created', 'confirmed', { ts: 300, receivedAt: T0 + 5 }));
+      expect(await stateOf('order-s')).toEqual({ orderId: 'order-s', status: 'preparing', statusTs: 200, lastEventAt: T0 + 10, checkedAt: null, hasCreated: true });
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'dispatched', { ts: 250, receivedAt: T0 + 20 }));
+      expect(await stateOf('order-s')).toMatchObject({ status: 'dispatched', statusTs: 250, lastEventAt: T0 + 20 });
+      await store.insert(orderEvent('order-t', 'order.created', 'confirmed', { ts: 100 }));
+      expect(await stateOf('order-t')).toMatchObject({ status: 'confirmed', hasCreated: true });
+      // A duplicate delivery changes nothing.
+      const again = orderEvent('order-t', 'order.status_changed', 'cancelled', { ts: 400 });
+      await store.insert(again);
+      expect(await store.insert({ ...again, payload: JSON.stringify({ data: { status: 'delivered' } }), ts: 500 })).toBe('duplicate');
+      expect(await stateOf('order-t')).toMatchObject({ status: 'cancelled', statusTs: 400 });
+    });
+
+    it('lists stale orders not final (or without order.created), least recently checked first, and records checks', async () => {
+      if (!store.staleOrders || !store.markChecked) return;
+      await store.insert(orderEvent('o-old', 'order.created', 'confirmed', { receivedAt: T0 }));
+      await store.insert(orderEvent('o-new', 'order.created', 'confirmed', { receivedAt: T0 + 5000 }));
+      await store.insert(orderEvent('o-final', 'order.created', 'delivered', { receivedAt: T0 }));
+      await store.insert(orderEvent('o-nocreated', 'order.status_changed', 'cancelled', { receivedAt: T0 + 1 }));
+      await store.insert(orderEvent('o-checked', 'order.created', 'confirmed', { receivedAt: T0 - 10 }));
+      await store.markChecked([{ orderId: 'o-checked' }], T0 + 100);
+      const request = { seenBefore: T0 + 1000, checkedBefore: T0 + 1000, finalStatuses: ['delivered', 'cancelled'], limit: 10 };
+      expect((await store.staleOrders(request)).map((state) => state.orderId)).toEqual(['o-old', 'o-nocreated', 'o-checked']);
+      expect((await store.staleOrders({ ...request, checkedBefore: T0 + 50 })).map((state) => state.orderId)).toEqual(['o-old', 'o-nocreated']);
+      expect((await store.staleOrders({ ...request, limit: 1 })).map((state) => state.orderId)).toEqual(['o-old']);
+      // At seenBefore itself counts as stale: staleAfterMinutes 0 reads every order heard of until now.
+      expect((await store.staleOrders({ ...request, seenBefore: T0 + 5000 })).some((state) => state.orderId === 'o-new')).toBe(true);
+      await store.markChecked([{ orderId: 'o-old', status: 'preparing' }], T0 + 200);
+      // Checked now: after the ones checked earlier; a known status is not replaced by markChecked.
+      expect((await store.staleOrders(request)).map((state) => state.orderId)).toEqual(['o-nocreated', 'o-checked', 'o-old']);
+      expect(await stateOf('o-old')).toMatchObject({ status: 'confirmed', checkedAt: T0 + 200 });
+    });
+
+    it('stores a real delivery that a reconcile entry covers (same order, event and new status) as done, never run', async () => {
+      if (!store.staleOrders) return;
+      await store.insert(orderEvent('o-r', 'order.created', 'confirmed', { ts: 100 }));
+      const reconciled = orderEvent('o-r', 'order.status_changed', 'dispatched', { ts: 500, source: 'reconcile' });
+      expect(await store.insert(reconciled)).toBe('stored');
+      expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 500 });
+      const late = orderEvent('o-r', 'order.status_changed', 'dispatched', { ts: 900, receivedAt: T0 + 7 });
+      // 'stored' or 'duplicate' (a store may only learn it covered the delivery after writing it): done either way.
+      expect(['stored', 'duplicate'].includes(await store.insert(late))).toBe(true);
+      expect(await store.get(late.deliveryId)).toMatchObject({ status: 'done', attempts: 0, finishedAt: T0 + 7 });
+      expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 500 });
+      const other = orderEvent('o-r', 'order.status_changed', 'preparing', { ts: 300 });
+      expect(await store.insert(other)).toBe('stored');
+      expect(await store.get(other.deliveryId)).toMatchObject({ status: 'pending' });
+      // The order.created a reconcile recovered covers the real one arriving late.
+      expect(await store.insert(orderEvent('o-c', 'order.created', 'confirmed', { source: 'reconcile' }))).toBe('stored');
+      const lateCreated = orderEvent('o-c', 'order.created', 'confirmed');
+      expect(['stored', 'duplicate'].includes(await store.insert(lateCreated))).toBe(true);
+      expect(await store.get(lateCreated.deliveryId)).toMatchObject({ status: 'done' });
+      // Covered entries are done: only each order's first unfinished entry is claimable.
+      const firstCreated = (await store.list({ limit: 100 })).find((each) => each.orderId === 'o-r' && each.event === 'order.created')!;
+      const reconciledCreated = (await store.list({ limit: 100 })).find((each) => each.orderId === 'o-c' && each.status === 'pending')!;
+      expect((await claim('w', T0 + 10)).map((each) => each.id).sort()).toEqual([firstCreated.id, reconciledCreated.id].sort());
+    });
+
+    it('tells which delivery ids it holds, and keeps the last reconcile', async () => {
+      if (!store.knownDeliveryIds || !store.saveReconcile || !store.lastReconcile) return;
+      const held = entry();
+      await store.insert(held);
+      expect(await store.knownDeliveryIds([held.deliveryId, 'not-there'])).toEqual([held.deliveryId]);
+      expect(await store.knownDeliveryIds([])).toEqual([]);
+      expect(await store.lastReconcile()).toBeUndefined();
+      const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
+      await store.saveReconcile({ ranAt: T0, missed: [missed] });
+      await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
+      expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
+    });
   });
 }

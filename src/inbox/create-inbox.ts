@@ -4,7 +4,8 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import { toleranceOf, type WebhookSecret } from '../webhooks/signature.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
-import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore } from './store.ts';
+import { currentMissed, reconcileStore, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
+import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore, MissedDelivery } from './store.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
 
 const DAY = 86_400_000;
@@ -77,6 +78,22 @@ export interface Inbox {
   purge(options: PurgeOptions): Promise<number>;
   /** Stops this process's workers (waiting for their handlers) and closes the store. */
   close(): Promise<void>;
+  /**
+   * Recovers what the webhooks missed: re-reads stale, non-final orders through `client.orders.get`,
+   * stores a synthetic `order.status_changed` (and, for an order known only from status changes, a
+   * synthetic `order.created`) marked `source: 'reconcile'` for each difference, which the usual
+   * handlers then run in the order's turn; lists in `missed` the deliveries the service holds as
+   * `dead` or `retrying` that never arrived. See docs/inbox.md, "Reconciliation".
+   *
+   * @example
+   * ```ts
+   * const report = await inbox.reconcile({ client, staleAfterMinutes: 60, maxReads: 500 });
+   * if (report.missed.length > 0) logger.warn({ missed: report.missed.length }, 'deliveries never arrived');
+   * ```
+   */
+  reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
+  /** When the last reconcile ran and its missed deliveries that still have not arrived; `undefined` before the first. */
+  lastReconcile(): Promise<{ ranAt: number; missed: MissedDelivery[] } | undefined>;
 }
 
 /**
@@ -202,7 +219,8 @@ export function createInbox(options: InboxOptions): Inbox {
       await ready();
       // A store written before invalidPayload existed still gives every count.
       const stats = await store.stats(clock.now());
-      return { ...stats, invalidPayload: stats.invalidPayload ?? 0 };
+      const missed = await currentMissed(store);
+      return { ...stats, invalidPayload: stats.invalidPayload ?? 0, ...(missed === undefined ? {} : { missed: missed.length }) };
     },
 
     async *entries(filter = {}) {
@@ -258,6 +276,23 @@ export function createInbox(options: InboxOptions): Inbox {
       unregister();
       await Promise.all([...workers].map((worker) => worker.stop()));
       await store.close();
+    },
+
+    async reconcile(reconcileOptions) {
+      await ready();
+      return reconcileStore(readyStore, reconcileOptions, {
+        clock,
+        onStored: () => {
+          for (const listener of localListeners) listener();
+        },
+      });
+    },
+
+    async lastReconcile() {
+      await ready();
+      const last = await store.lastReconcile?.();
+      if (!last) return undefined;
+      return { ranAt: last.ranAt, missed: (await currentMissed(store)) ?? [] };
     },
   };
   // integration-sdk/otel reports the pending and dead gauges of every open inbox.

@@ -22,10 +22,15 @@ export type {
   InboxEntry,
   InboxEntryStatus,
   InboxEntryWithPayload,
+  InboxOrderState,
   InboxStats,
   InboxStore,
   InsertOptions,
+  MissedDelivery,
   NewInboxEntry,
   PurgeRequest,
+  ReconcileRecord,
+  StaleOrdersRequest,
 } from './store.ts';
+export { type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';

@@ -31,6 +31,13 @@ export interface NewInboxEntry {
   /** `dead` stores it finished at `receivedAt`, with `lastError` as the reason. @default 'pending' */
   status?: 'pending' | 'dead';
   lastError?: string | null;
+  /** `'reconcile'` for an entry `inbox.reconcile` made up from an order read back; absent for a real delivery. */
+  source?: 'reconcile';
+  /**
+   * The order status an order event carries (`data.status`); when left out the store reads it from
+   * the payload ({@link orderStatusOf}).
+   */
+  orderStatus?: string | null;
 }
 
 /** How long {@link InboxStore.insert} may wait. */
@@ -98,6 +105,11 @@ export interface InboxStats {
   oldestPendingAgeMs: number;
   /** Entries (of any status) whose authentic body does not match the SDK's schema. */
   invalidPayload: number;
+  /**
+   * Deliveries the last `inbox.reconcile` found `dead` or `retrying` at the service that have still
+   * not reached the inbox; absent until a reconcile has run. Filled by `inbox.stats()`, not by stores.
+   */
+  missed?: number;
 }
 
 /** What retention and `purge` delete. */
@@ -120,7 +132,11 @@ export interface InboxStore {
    * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there.
    * With `timeoutMs`, a store that waits for a lock gives up (throws) once that time has passed:
    * the receiver passes what is left of `storeTimeoutMs`, so that no write keeps retrying after
-   * its 503 went out.
+   * its 503 went out. For an order event it also keeps the order's {@link InboxOrderState}; a real
+   * delivery that a reconcile entry covers (same order and event, same new status for
+   * `order.status_changed`) is stored `done`, its handler never run (returning `duplicate`, or
+   * `stored` where the store learns it only after writing), and changes nothing in the order's
+   * state. Keeping order state and covering are optional, like the reconciliation methods below.
    */
   insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
@@ -151,6 +167,146 @@ export interface InboxStore {
   /** Calls `listener` when another process may have stored an entry (Postgres LISTEN); optional. */
   subscribe?(listener: () => void): Promise<() => void>;
   close(): Promise<void>;
+  /**
+   * Reconciliation (optional: `inbox.reconcile` refuses a store without it). Orders to read back:
+   * those whose last event was received at or before `seenBefore`, not checked since `checkedBefore`,
+   * and whose last status is not in `finalStatuses` or whose `order.created` the inbox lacks;
+   * least recently checked (or heard of) first, at most `limit`.
+   */
+  staleOrders?(request: StaleOrdersRequest): Promise<InboxOrderState[]>;
+  /** Records that orders were read back at `now`; `status` fills a status the inbox did not know. */
+  markChecked?(checks: readonly { orderId: string; status?: string }[], now: number): Promise<void>;
+  /** Which of these delivery ids the store holds. */
+  knownDeliveryIds?(deliveryIds: readonly string[]): Promise<string[]>;
+  /** Keeps the outcome of the last reconcile (replacing the one before). */
+  saveReconcile?(record: ReconcileRecord): Promise<void>;
+  /** The outcome of the last reconcile, if one ran. */
+  lastReconcile?(): Promise<ReconcileRecord | undefined>;
+}
+
+/**
+ * What the inbox knows of one order, kept by `insert` for every order event: the status of its
+ * latest `order.status_changed` (by `ts`; an `order.created`'s status counts only while no change
+ * is known), when its last event arrived, when reconcile last read it back.
+ */
+export interface InboxOrderState {
+  orderId: string;
+  /** `null` when no stored event showed one (payloads purged before this was kept). */
+  status: string | null;
+  /** The `ts` of the event the status came from (0 for an `order.created`). */
+  statusTs: number;
+  /** `receivedAt` of its latest event, epoch ms. */
+  lastEventAt: number;
+  /** When reconcile last read it back, epoch ms. */
+  checkedAt: number | null;
+  /** Whether the inbox holds an `order.created` of it (real or reconciled). */
+  hasCreated: boolean;
+}
+
+/** What `staleOrders` asks for. */
+export interface StaleOrdersRequest {
+  seenBefore: number;
+  checkedBefore: number;
+  finalStatuses: readonly string[];
+  limit: number;
+}
+
+/**
+ * A delivery the service lists as `dead` or `retrying` whose delivery id is not in the inbox: it
+ * failed and never arrived. Never holds a payload.
+ */
+export interface MissedDelivery {
+  deliveryId: string;
+  event: string;
+  /** `dead` or `retrying`. */
+  status: string;
+  endpointId: string;
+  lastError: string | null;
+  /** When the service emitted it (ISO 8601). */
+  createdAt: string;
+  /** Attempts made so far (6 for a dead one). */
+  attemptCount: number;
+  /**
+   * When the service gives up on a `retrying` delivery (ISO 8601): its next attempt time plus the
+   * rest of the retry schedule of spec 6.4 (each later attempt failing at once); `null` for `dead`.
+   */
+  givesUpAt: string | null;
+}
+
+/** The outcome of a reconcile, as the store keeps it for `stats()` and `doctor --store`. */
+export interface ReconcileRecord {
+  ranAt: number;
+  missed: MissedDelivery[];
+}
+
+/** The order events whose per-order state the inbox keeps. */
+export const ORDER_EVENTS: readonly string[] = ['order.created', 'order.status_changed'];
+
+/** Whether `insert` keeps per-order state for this entry. */
+export function tracksOrder(entry: Pick<NewInboxEntry, 'event' | 'orderId'>): entry is Pick<NewInboxEntry, 'event'> & { orderId: string } {
+  return entry.orderId !== null && ORDER_EVENTS.includes(entry.event);
+}
+
+/** `data.status` of an order event: `entry.orderStatus` when given, else read from the payload. */
+export function orderStatusOf(entry: NewInboxEntry): string | null {
+  if (entry.orderStatus !== undefined) return entry.orderStatus;
+  try {
+    const status = (JSON.parse(entry.payload) as { data?: { status?: unknown } } | null)?.data?.status;
+    return typeof status === 'string' ? status : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The status key under which a reconcile entry covers later real deliveries: the new status of an
+ * `order.status_changed`, `''` for an `order.created` (one per order).
+ */
+export function coverKeyOf(entry: NewInboxEntry, status: string | null): string {
+  return entry.event === 'order.created' ? '' : (status ?? '');
+}
+
+/** A row of the per-order table, as either driver returns it. */
+export interface InboxOrderRow {
+  order_id: string;
+  status: string | null;
+  status_ts: number | string;
+  last_event_at: number | string;
+  checked_at: number | string | null;
+  has_created: number | boolean;
+}
+
+export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
+  return {
+    orderId: row.order_id,
+    status: row.status,
+    statusTs: Number(row.status_ts),
+    lastEventAt: Number(row.last_event_at),
+    checkedAt: row.checked_at === null ? null : Number(row.checked_at),
+    hasCreated: Boolean(row.has_created),
+  };
+}
+
+/** Per-order state from stored entries, oldest first: how a database an earlier version wrote is backfilled. */
+export function backfillOrderStates(rows: Iterable<{ order_id: string; event: string; ts: number | string; received_at: number | string; status: string | null }>): InboxOrderState[] {
+  const states = new Map<string, InboxOrderState>();
+  for (const row of rows) {
+    let state = states.get(row.order_id);
+    if (!state) {
+      state = { orderId: row.order_id, status: null, statusTs: 0, lastEventAt: 0, checkedAt: null, hasCreated: false };
+      states.set(row.order_id, state);
+    }
+    const ts = Number(row.ts);
+    state.lastEventAt = Math.max(state.lastEventAt, Number(row.received_at));
+    if (row.event === 'order.created') {
+      state.hasCreated = true;
+      if (state.status === null) state.status = row.status;
+    } else if (row.status !== null && (ts >= state.statusTs || state.status === null)) {
+      state.status = row.status;
+      state.statusTs = ts;
+    }
+  }
+  return [...states.values()];
 }
 
 /** `stats()` from per-status counts; shared by the shipped stores. */

@@ -4,9 +4,9 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, statsOf } from '../store.ts';
+import { backfillOrderStates, coverKeyOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderStateFromRow, orderStatusOf, statsOf, tracksOrder } from '../store.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -60,6 +60,88 @@ WHERE ${due}
       OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
 ORDER BY ${due.includes('lease_until') ? 'e.lease_until' : 'e.next_attempt_at'}, e.seq
 LIMIT :limit`;
+// Reconciliation: the state of each order (kept by insert), the reconcile entries that cover later
+// real deliveries of the same change, and the last reconcile's outcome. No index on last_event_at:
+// every event moves it, and only a reconcile (every few minutes) searches by it.
+const RECONCILE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS inbox_orders (
+  order_id TEXT PRIMARY KEY,
+  status TEXT,
+  status_ts INTEGER NOT NULL DEFAULT 0,
+  last_event_at INTEGER NOT NULL,
+  checked_at INTEGER,
+  has_created INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS inbox_reconciled (
+  order_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  status TEXT NOT NULL,
+  delivery_id TEXT NOT NULL,
+  PRIMARY KEY (order_id, event, status)
+);
+CREATE TABLE IF NOT EXISTS inbox_reconcile_runs (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  ran_at INTEGER NOT NULL,
+  missed TEXT NOT NULL
+);
+`;
+
+// An order.status_changed's status wins when newer (by ts); an order.created's only while none is known.
+const TAKES_STATUS = `excluded.status IS NOT NULL AND (inbox_orders.status IS NULL OR (excluded.has_created = 0 AND excluded.status_ts >= inbox_orders.status_ts))`;
+const UPSERT_ORDER = `
+INSERT INTO inbox_orders (order_id, status, status_ts, last_event_at, has_created) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (order_id) DO UPDATE SET
+  status = CASE WHEN ${TAKES_STATUS} THEN excluded.status ELSE inbox_orders.status END,
+  status_ts = CASE WHEN ${TAKES_STATUS} THEN excluded.status_ts ELSE inbox_orders.status_ts END,
+  last_event_at = MAX(inbox_orders.last_event_at, excluded.last_event_at),
+  has_created = MAX(inbox_orders.has_created, excluded.has_created)`;
+
+/**
+ * Runs the insert of an entry; for an order event, in one transaction with the order's state: a
+ * real delivery that a reconcile entry covers (same order, same event, same new status) is stored
+ * `done`, its handler never run, and counts as a duplicate.
+ */
+function withOrderState(database: Database, entry: NewInboxEntry, insert: () => 'stored' | 'duplicate'): 'stored' | 'duplicate' {
+  if (!tracksOrder(entry)) return insert();
+  return sqliteTransaction(database, () => {
+    if (insert() === 'duplicate') return 'duplicate';
+    const status = orderStatusOf(entry);
+    const key = coverKeyOf(entry, status);
+    if (entry.source === 'reconcile') {
+      database.prepare(`INSERT INTO inbox_reconciled (order_id, event, status, delivery_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(entry.orderId, entry.event, key, entry.deliveryId);
+    } else if (database.prepare(`SELECT 1 AS covered FROM inbox_reconciled WHERE order_id = ? AND event = ? AND status = ?`).get(entry.orderId, entry.event, key)) {
+      database.prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ? WHERE delivery_id = ?`).run(entry.receivedAt, entry.deliveryId);
+      return 'duplicate';
+    }
+    const created = entry.event === 'order.created';
+    database.prepare(UPSERT_ORDER).run(entry.orderId, status, created ? 0 : entry.ts, entry.receivedAt, created ? 1 : 0);
+    return 'stored';
+  });
+}
+
+/** Creates the reconciliation tables; a database an earlier version wrote gets its orders' state from its entries. */
+function migrateReconcile(database: Database): void {
+  if (database.prepare(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'inbox_orders'`).get()) {
+    database.exec(RECONCILE_SCHEMA);
+    return;
+  }
+  sqliteTransaction(database, () => {
+    database.exec(RECONCILE_SCHEMA);
+    const rows = database
+      .prepare(
+        `SELECT order_id, event, ts, received_at, CASE WHEN json_valid(payload) THEN json_extract(payload, '$.data.status') END AS status
+         FROM inbox_entries WHERE order_id IS NOT NULL AND event IN ('order.created', 'order.status_changed') ORDER BY seq`,
+      )
+      .all() as { order_id: string; event: string; ts: number; received_at: number; status: unknown }[];
+    const insert = database.prepare(
+      `INSERT INTO inbox_orders (order_id, status, status_ts, last_event_at, has_created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (order_id) DO NOTHING`,
+    );
+    for (const state of backfillOrderStates(rows.map((row) => ({ ...row, status: typeof row.status === 'string' ? row.status : null })))) {
+      insert.run(state.orderId, state.status, state.statusTs, state.lastEventAt, state.hasCreated ? 1 : 0);
+    }
+  });
+}
+
 const EXPIRED = claimable("e.status = 'processing' AND e.lease_until <= :now");
 const DUE = claimable("e.status = 'pending' AND e.next_attempt_at <= :now");
 
@@ -102,6 +184,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       // Added after 0.1: the mark of a body that does not match the schema.
       addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
       database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
+      migrateReconcile(database);
     }, deadlineMs);
     migrated = true;
   }
@@ -133,7 +216,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     migrate,
 
     insert: (entry: NewInboxEntry, insertOptions?: InsertOptions) =>
-      durable((database) => {
+      durable((database) => withOrderState(database, entry, () => {
         const result = database
           .prepare(
             `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
@@ -141,7 +224,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
           )
           .run(...newEntryValues(entry));
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
-      }, insertOptions?.timeoutMs),
+      }), insertOptions?.timeoutMs),
 
     claim: (request: ClaimRequest) =>
       relaxed((database) =>
@@ -256,5 +339,47 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     async close() {
       file.close();
     },
+
+    staleOrders: ({ seenBefore, checkedBefore, finalStatuses, limit }) =>
+      durable((database) => {
+        const rows = database
+          .prepare(
+            `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created FROM inbox_orders
+             WHERE last_event_at <= :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
+               AND (has_created = 0 OR status IS NULL OR status NOT IN (SELECT value FROM json_each(:finals)))
+             ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT :limit`,
+          )
+          .all({ seenBefore, checkedBefore, finals: JSON.stringify(finalStatuses), limit }) as InboxOrderRow[];
+        return rows.map(orderStateFromRow);
+      }),
+
+    markChecked: (checks, now) =>
+      durable((database) =>
+        transaction(database, () => {
+          const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE order_id = ?`);
+          for (const check of checks) update.run(now, check.status ?? null, check.orderId);
+        }),
+      ),
+
+    knownDeliveryIds: (deliveryIds) =>
+      durable((database) => {
+        const rows = database
+          .prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (SELECT value FROM json_each(?))`)
+          .all(JSON.stringify(deliveryIds)) as { delivery_id: string }[];
+        return rows.map((row) => row.delivery_id);
+      }),
+
+    saveReconcile: (record: ReconcileRecord) =>
+      durable((database) => {
+        database
+          .prepare(`INSERT INTO inbox_reconcile_runs (id, ran_at, missed) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, missed = excluded.missed`)
+          .run(record.ranAt, JSON.stringify(record.missed));
+      }),
+
+    lastReconcile: () =>
+      durable((database) => {
+        const row = database.prepare(`SELECT ran_at, missed FROM inbox_reconcile_runs WHERE id = 1`).get() as { ran_at: number; missed: string } | undefined;
+        return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
+      }),
   };
 }

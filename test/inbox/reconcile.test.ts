@@ -1,0 +1,346 @@
+/**
+ * inbox.reconcile against the sandbox over sockets, on both stores: the receiver really stopped
+ * past the service's retry window (spec 6.4: 6 attempts in about 14 h 35 min) while orders change
+ * status, then reconcile. Time is one injected manual clock shared by the sandbox (its retry
+ * timers, timestamps and signatures) and the inbox (staleness, the worker's waits), so the window
+ * passes in a few steps without sleeping; each step waits for the sandbox's attempts to finish.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { IntegrationClient, InvalidInputError } from 'integration-sdk';
+import { createInbox, type Inbox, type InboxStore } from 'integration-sdk/inbox';
+import { postgresStore } from 'integration-sdk/inbox/postgres';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
+import { createSandbox, type DeliveryView, type Sandbox } from 'integration-sdk/sandbox';
+import { manualClock } from './support/inbox-fixture.ts';
+import { usePostgres } from './support/postgres.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+const postgres = usePostgres();
+const MINUTE = 60_000;
+/** Spec 6.4: the waits after attempts 1 to 5. */
+const RETRY_DELAYS_MS = [60, 300, 1800, 7200, 43200].map((seconds) => seconds * 1000);
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+let schemas = 0;
+const stores: Array<[string, () => InboxStore]> = [
+  [
+    'sqliteStore',
+    () => {
+      const dir = tempDir('inbox-reconcile');
+      cleanups.push(() => dir.remove());
+      return sqliteStore({ path: `${dir.path}/inbox.db` });
+    },
+  ],
+  ['postgresStore', () => postgresStore({ connectionString: postgres.current.url, schema: `reconcile_${process.pid}_${++schemas}` })],
+];
+
+/** A receiver on a fixed loopback port that can really be stopped (connections refused) and started again. */
+async function receiver(listener: Parameters<typeof createServer>[1]) {
+  let server: Server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const stop = () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  const start = async () => {
+    server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  };
+  cleanups.push(() => (server.listening ? stop() : undefined));
+  return { url: `http://127.0.0.1:${port}/webhooks`, stop, start };
+}
+
+interface Handled {
+  event: string;
+  orderId: string;
+  status: string;
+  source: string | undefined;
+  deliveryId: string;
+}
+
+async function setUp(makeStore: () => InboxStore) {
+  const { clock, manual } = manualClock();
+  const sandbox: Sandbox = await createSandbox({ rate: false, clock: manual });
+  cleanups.push(() => sandbox.close());
+  const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+  let inbox: Inbox | undefined;
+  const hook = await receiver((req, res) => inbox!.handler.node(req, res));
+  const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
+  inbox = createInbox({ secret: endpoint.secret, store: makeStore(), clock });
+  // A worker stopped in the middle of a claim sleeps one poll interval first: on the manual clock,
+  // time has to move for close() to finish.
+  cleanups.push(async () => {
+    let closed = false;
+    const closing = inbox!.close().finally(() => (closed = true));
+    await vi.waitFor(() => {
+      manual.advance(50);
+      expect(closed).toBe(true);
+    }, { timeout: 10_000, interval: 10 });
+    await closing;
+  });
+  const handled: Handled[] = [];
+  const record = async (event: { event: string; data: { order_id: string; status: string } }, ctx: { deliveryId: string }) => {
+    handled.push({ event: event.event, orderId: event.data.order_id, status: event.data.status, source: (event as { source?: string }).source, deliveryId: ctx.deliveryId });
+  };
+  inbox.startWorker({ handlers: { 'order.created': record, 'order.status_changed': record }, concurrency: 4, pollMs: 50 });
+
+  /** Waits until the worker has nothing left to run, moving the clock one poll interval at a time so that its polls come. */
+  const drained = () => expect.poll(async () => {
+    manual.advance(50);
+    const stats = await inbox!.stats();
+    return stats.pending + stats.processing;
+  }, { timeout: 15_000 }).toBe(0);
+  /** Moves time through the rest of the retry schedule, waiting for each attempt to finish: afterwards every one of `ids` is dead. */
+  const outlastRetries = async (ids: string[]) => {
+    for (const [index, delay] of RETRY_DELAYS_MS.entries()) {
+      // Attempt index + 1 has failed (its retry timer is set) before time moves on.
+      await Promise.all(ids.map((id) => sandbox.waitForDelivery(id, (d) => d.status === 'retrying' && d.attempt_count === index + 1)));
+      manual.advance(delay);
+    }
+    for (const id of ids) expect((await sandbox.waitForDelivery(id)).status).toBe('dead');
+  };
+  const lastDelivery = (event: string): DeliveryView => sandbox.deliveries({ event })[0]!;
+  return { clock, manual, sandbox, client, hook, endpoint, inbox, handled, drained, outlastRetries, lastDelivery };
+}
+
+describe.each(stores)('inbox.reconcile on %s, the sandbox over sockets', (_name, makeStore) => {
+  it('recovers every status change and order.created the webhooks missed, once each, in the order\'s turn; lists the dead deliveries in missed', async () => {
+    const t = await setUp(makeStore);
+    const { sandbox, manual, handled } = t;
+    const [a, b, c, e] = [0, 1, 2, 3].map(() => sandbox.createOrder());
+    await sandbox.idle();
+    await t.drained();
+    expect(handled.map((each) => each.event)).toEqual(Array(4).fill('order.created'));
+
+    // The receiver goes down for longer than the retry window while orders move on.
+    await t.hook.stop();
+    sandbox.setOrderStatus(a!.order_id, 'preparing');
+    sandbox.setOrderStatus(b!.order_id, 'preparing');
+    sandbox.setOrderStatus(b!.order_id, 'dispatched');
+    sandbox.setOrderStatus(c!.order_id, 'cancelled');
+    const d = sandbox.createOrder();
+    const lost = sandbox.deliveries().filter((delivery) => delivery.status !== 'delivered').map((delivery) => delivery.id);
+    expect(lost).toHaveLength(5);
+    await t.outlastRetries(lost);
+
+    // Back up: D is now known only from a status change (its order.created died).
+    await t.hook.start();
+    sandbox.setOrderStatus(d.order_id, 'preparing');
+    await sandbox.idle();
+    manual.advance(61 * MINUTE); // past orderWaitMs: D's change runs without its order.created; and every order is stale
+    await t.drained();
+    // Down again just as E changes: that delivery is still retrying when reconcile runs.
+    await t.hook.stop();
+    sandbox.setOrderStatus(e!.order_id, 'dispatched');
+    const retrying = await sandbox.waitForDelivery(t.lastDelivery('order.status_changed').id, (delivery) => delivery.status === 'retrying');
+    const before = handled.length;
+
+    const report = await t.inbox.reconcile({ client: t.client });
+    expect(report).toMatchObject({ ordersChecked: 5, statusChanges: 4, createdRecovered: 1, notFound: 0 });
+    expect(report.missedUnavailable).toBeUndefined();
+    // Every delivery that died, and the one still retrying, never reached the inbox.
+    expect(report.missed.map((missed) => missed.deliveryId).sort()).toEqual([...lost, retrying.id].sort());
+    for (const missed of report.missed) {
+      const delivery = sandbox.deliveries().find((each) => each.id === missed.deliveryId)!;
+      expect(missed).toEqual({
+        deliveryId: delivery.id, event: delivery.event, status: delivery.status, endpointId: t.endpoint.id, lastError: delivery.last_error,
+        createdAt: delivery.created_at, attemptCount: delivery.attempt_count,
+        givesUpAt: delivery.status === 'retrying' ? new Date(Date.parse(delivery.next_attempt_at!) + (300 + 1800 + 7200 + 43200) * 1000).toISOString() : null,
+      });
+      expect(missed.lastError).toEqual(expect.any(String));
+    }
+    expect((await t.inbox.stats()).missed).toBe(6);
+
+    await t.drained();
+    const recovered = handled.slice(before);
+    const key = (each: Handled) => `${each.event} ${each.orderId} ${each.status} ${each.source ?? 'webhook'}`;
+    expect(recovered.map(key).sort()).toEqual(
+      [
+        `order.status_changed ${a!.order_id} preparing reconcile`,
+        `order.status_changed ${b!.order_id} dispatched reconcile`,
+        `order.status_changed ${c!.order_id} cancelled reconcile`,
+        `order.status_changed ${e!.order_id} dispatched reconcile`,
+        `order.created ${d.order_id} preparing reconcile`,
+      ].sort(),
+    );
+    // The synthetic change says where the order was and where it is now.
+    const changeOfB = await t.inbox.entry(recovered.find((each) => each.orderId === b!.order_id)!.deliveryId);
+    expect(JSON.parse(changeOfB!.payload!)).toMatchObject({ event: 'order.status_changed', source: 'reconcile', data: { order_id: b!.order_id, previous_status: 'confirmed', status: 'dispatched' } });
+    // In each order's turn: after everything the order had before.
+    for (const order of [a!, b!, c!, e!]) {
+      expect(handled.filter((each) => each.orderId === order.order_id).map((each) => `${each.event} ${each.status}`)).toEqual(['order.created confirmed', `order.status_changed ${order.order_id === a!.order_id ? 'preparing' : order.order_id === c!.order_id ? 'cancelled' : 'dispatched'}`]);
+    }
+
+    // The late real delivery of E's change arrives after all: stored, never handled again.
+    await t.hook.start();
+    manual.advance(RETRY_DELAYS_MS[0]!);
+    expect((await sandbox.waitForDelivery(retrying.id)).status).toBe('delivered');
+    expect(await t.inbox.entry(retrying.id)).toMatchObject({ status: 'done', attempts: 0 });
+    await t.drained();
+    expect(handled.length).toBe(before + 5);
+    expect((await t.inbox.stats()).missed).toBe(5);
+
+    // A second reconcile, once every order is stale again, reads the four not final (C is cancelled) and finds nothing new.
+    manual.advance(61 * MINUTE);
+    const ranAt = manual.now();
+    const second = await t.inbox.reconcile({ client: t.client });
+    expect(second).toMatchObject({ ordersChecked: 4, statusChanges: 0, createdRecovered: 0, notFound: 0 });
+    expect(second.missed.map((missed) => missed.deliveryId).sort()).toEqual([...lost].sort());
+    await t.drained();
+    expect(handled.length).toBe(before + 5);
+    expect(await t.inbox.lastReconcile()).toEqual({ ranAt, missed: second.missed });
+  });
+
+  it('reads at most maxReads orders a call, least recently checked first, so repeated calls get through all of them; a 404 counts in notFound', async () => {
+    const t = await setUp(makeStore);
+    const { sandbox, manual } = t;
+    const orders = [0, 1, 2, 3, 4].map(() => sandbox.createOrder());
+    await sandbox.idle();
+    await t.drained();
+    manual.advance(61 * MINUTE);
+    const reads: string[] = [];
+    const client = { ...t.client, orders: { get: async (id: string) => {
+      reads.push(id);
+      // The first order answers 404, as one deleted or outside the key's stores does.
+      return id === orders[0]!.order_id ? t.client.orders.get('00000000-0000-4000-8000-000000000000') : t.client.orders.get(id);
+    } }, webhooks: t.client.webhooks };
+    const first = await t.inbox.reconcile({ client, maxReads: 2 });
+    const second = await t.inbox.reconcile({ client, maxReads: 2 });
+    const third = await t.inbox.reconcile({ client, maxReads: 2 });
+    expect([first.ordersChecked, second.ordersChecked, third.ordersChecked]).toEqual([2, 2, 1]);
+    expect(first.notFound + second.notFound + third.notFound).toBe(1);
+    expect([...reads].sort()).toEqual(orders.map((order) => order.order_id).sort());
+    // Each was checked now: nothing is read again until it is stale once more.
+    expect((await t.inbox.reconcile({ client })).ordersChecked).toBe(0);
+    manual.advance(61 * MINUTE);
+    expect((await t.inbox.reconcile({ client })).ordersChecked).toBe(5);
+    // Final orders are not read again.
+    sandbox.setOrderStatus(orders[1]!.order_id, 'delivered');
+    await sandbox.idle();
+    await t.drained();
+    manual.advance(61 * MINUTE);
+    expect((await t.inbox.reconcile({ client })).ordersChecked).toBe(4);
+    expect(first.missed).toEqual([]);
+    expect((await t.inbox.stats()).missed).toBe(0);
+  });
+});
+
+describe('inbox.reconcile and deliveries arriving out of order (sqliteStore)', () => {
+  it('handles a late delivery of an older change as any delivery, and the next reconcile puts the order back where the service has it', async () => {
+    const t = await setUp(stores[0]![1]);
+    const { sandbox, manual, handled } = t;
+    const x = sandbox.createOrder();
+    await sandbox.idle();
+    await t.drained();
+    await t.hook.stop();
+    sandbox.setOrderStatus(x.order_id, 'preparing');
+    sandbox.setOrderStatus(x.order_id, 'dispatched');
+    const changes = sandbox.deliveries({ event: 'order.status_changed' }).map((delivery) => delivery.id);
+    await Promise.all(changes.map((id) => sandbox.waitForDelivery(id, (d) => d.status === 'retrying')));
+    manual.advance(1000);
+
+    const first = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(first).toMatchObject({ ordersChecked: 1, statusChanges: 1 });
+    expect(first.missed.map((missed) => [missed.status, missed.attemptCount])).toEqual([['retrying', 1], ['retrying', 1]]);
+    await t.drained();
+    // Both retries arrive: the one of the reconciled change adds nothing, the older one is handled.
+    await t.hook.start();
+    manual.advance(RETRY_DELAYS_MS[0]!);
+    for (const id of changes) expect((await sandbox.waitForDelivery(id)).status).toBe('delivered');
+    await t.drained();
+    const statuses = () => handled.map((each) => `${each.status} ${each.source ?? 'webhook'}`);
+    expect(statuses()).toEqual(['confirmed webhook', 'dispatched reconcile', 'preparing webhook']);
+
+    manual.advance(1000);
+    const second = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(second).toMatchObject({ ordersChecked: 1, statusChanges: 1, missed: [] });
+    await t.drained();
+    expect(statuses()).toEqual(['confirmed webhook', 'dispatched reconcile', 'preparing webhook', 'dispatched reconcile']);
+    const corrected = await t.inbox.entry(handled.at(-1)!.deliveryId);
+    expect(JSON.parse(corrected!.payload!).data).toMatchObject({ previous_status: 'preparing', status: 'dispatched' });
+    manual.advance(1000);
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ ordersChecked: 1, statusChanges: 0 });
+  });
+
+  it('runs a recovered order.created before the status change that was waiting for it', async () => {
+    const t = await setUp(stores[0]![1]);
+    const { sandbox, handled } = t;
+    await t.hook.stop();
+    const y = sandbox.createOrder();
+    await t.outlastRetries([t.lastDelivery('order.created').id]);
+    await t.hook.start();
+    sandbox.setOrderStatus(y.order_id, 'preparing');
+    await sandbox.idle();
+    // The change waits for its order.created (orderWaitMs, 10 minutes): nothing has run.
+    expect((await t.inbox.stats()).pending).toBe(1);
+    const report = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 1, createdRecovered: 1, statusChanges: 0 });
+    await t.drained();
+    expect(handled.map((each) => `${each.event} ${each.status} ${each.source ?? 'webhook'}`)).toEqual(['order.created preparing reconcile', 'order.status_changed preparing webhook']);
+  });
+
+  it('reports missed as unavailable, and keeps no record, when the key cannot read the delivery log', async () => {
+    const t = await setUp(stores[0]![1]);
+    t.sandbox.createOrder();
+    await t.sandbox.idle();
+    await t.drained();
+    const readOnly = new IntegrationClient({ apiKey: t.sandbox.keys.readOnly, baseUrl: t.sandbox.url });
+    t.manual.advance(1000);
+    const report = await t.inbox.reconcile({ client: readOnly, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 1, missed: [], missedUnavailable: expect.stringContaining('webhooks:manage') });
+    expect(await t.inbox.lastReconcile()).toBeUndefined();
+    expect((await t.inbox.stats()).missed).toBeUndefined();
+  });
+
+  it('refuses wrong options, and a store without the reconciliation methods, with InvalidInputError', async () => {
+    const t = await setUp(stores[0]![1]);
+    for (const options of [{ client: {} }, { client: t.client, maxReads: -1 }, { client: t.client, maxReads: 1.5 }, { client: t.client, staleAfterMinutes: Number.NaN }, { client: t.client, finalStatuses: 'delivered' }]) {
+      await expect(t.inbox.reconcile(options as never), JSON.stringify(options)).rejects.toThrow(InvalidInputError);
+    }
+    const dir = tempDir('inbox-reconcile-bare');
+    cleanups.push(() => dir.remove());
+    const full = sqliteStore({ path: `${dir.path}/inbox.db` });
+    const { staleOrders: _staleOrders, ...bare } = full;
+    const inbox = createInbox({ secret: 'whsec_bare', store: bare });
+    cleanups.push(() => inbox.close());
+    await expect(inbox.reconcile({ client: t.client })).rejects.toThrow(/lacks staleOrders/);
+  });
+});
+
+describe('inbox.reconcile in real time, the retry window shortened by the sandbox time scale (sqliteStore)', () => {
+  it('recovers what died while the receiver was down, then a second reconcile adds nothing', async () => {
+    const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 }); // 14 h 35 min in about 2.6 s
+    cleanups.push(() => sandbox.close());
+    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+    let inbox: Inbox | undefined;
+    const hook = await receiver((req, res) => inbox!.handler.node(req, res));
+    const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
+    inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
+    cleanups.push(() => inbox!.close());
+    const handled: string[] = [];
+    inbox.startWorker({ handlers: { 'order.status_changed': (event) => void handled.push(`${event.data.order_id} ${event.data.status}`) } });
+    const orders = [sandbox.createOrder(), sandbox.createOrder(), sandbox.createOrder()];
+    await sandbox.idle();
+    await hook.stop();
+    sandbox.setOrderStatus(orders[0]!.order_id, 'dispatched');
+    sandbox.setOrderStatus(orders[2]!.order_id, 'cancelled');
+    await sandbox.idle();
+    const dead = sandbox.deliveries().filter((delivery) => delivery.status === 'dead').map((delivery) => delivery.id);
+    expect(dead).toHaveLength(2);
+    await hook.start();
+
+    const report = await inbox.reconcile({ client, staleAfterMinutes: 0 });
+    expect(report).toMatchObject({ ordersChecked: 3, statusChanges: 2, createdRecovered: 0, notFound: 0 });
+    expect(report.missed.map((missed) => missed.deliveryId).sort()).toEqual([...dead].sort());
+    await expect.poll(() => [...handled].sort(), { timeout: 10_000 }).toEqual([`${orders[0]!.order_id} dispatched`, `${orders[2]!.order_id} cancelled`].sort());
+    const second = await inbox.reconcile({ client, staleAfterMinutes: 0 });
+    expect(second).toMatchObject({ statusChanges: 0, createdRecovered: 0 });
+    expect(handled).toHaveLength(2);
+  });
+});
