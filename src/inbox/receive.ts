@@ -130,8 +130,9 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     context.event = event.event;
     context.deliveryId = event.delivery_id;
   }
-  const data = event.data as { order_id?: unknown } | null;
+  const data = event.data as { order_id?: unknown; display_number?: unknown; external_order_id?: unknown } | null;
   const orderId = typeof data === 'object' && data !== null && typeof data.order_id === 'string' ? data.order_id : null;
+  const text = (value: unknown) => (orderId !== null && typeof value === 'string' ? value : null);
   try {
     const result = await withinTime(
       options.store.insert({
@@ -142,6 +143,8 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
         payload: new TextDecoder().decode(body),
         known: isKnownEventName(event.event),
         receivedAt: options.clock.now(),
+        displayNumber: text(data?.display_number),
+        externalOrderId: text(data?.external_order_id),
       }),
       options.storeTimeoutMs,
       options.clock,

@@ -6,7 +6,7 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
+import { activityOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderReferences, pageQuery, statsOf } from '../store.ts';
 import type { InboxRow, InboxStore } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
@@ -80,7 +80,32 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       // The full indexes of earlier 0.1 builds, which every insert paid for.
       for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
+      await migrateDashboard(client);
     });
+
+  // What the dashboard reads: the order's references (filled at insert, so an order stays findable
+  // after retention clears its payload), indexes for newest-first pages per status and per event and
+  // for the hourly buckets, the workers' heartbeats and the operators' action log.
+  async function migrateDashboard(client: PoolClient): Promise<void> {
+    const { rowCount } = await client.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'display_number'`,
+      [schema],
+    );
+    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS display_number TEXT`);
+    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS external_order_id TEXT`);
+    if (rowCount === 0) {
+      // A table an earlier version wrote: the references of the entries that still have a payload.
+      await client.query(`UPDATE ${table} SET display_number = payload::jsonb #>> '{data,display_number}', external_order_id = payload::jsonb #>> '{data,external_order_id}'
+        WHERE order_id IS NOT NULL AND payload IS NOT NULL AND payload LIKE '{%'`);
+    }
+    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_received ON ${table} (received_at, delivery_id)`);
+    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON ${table} (status, received_at, delivery_id)`);
+    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_event_received ON ${table} (event, received_at, delivery_id)`);
+    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_display_number ON ${table} (display_number) WHERE display_number IS NOT NULL`);
+    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_external_order ON ${table} (external_order_id) WHERE external_order_id IS NOT NULL`);
+    await client.query(`CREATE TABLE IF NOT EXISTS "${schema}".inbox_workers (worker_id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL, claimed_at BIGINT)`);
+    await client.query(`CREATE TABLE IF NOT EXISTS "${schema}".inbox_actions (seq BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL)`);
+  }
 
   const changes = db.changes;
 
@@ -113,10 +138,11 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     migrate,
 
     async insert(entry) {
+      const references = orderReferences(entry);
       const rows = await query<{ stored: number }>(
-        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7) ON CONFLICT (delivery_id) DO NOTHING RETURNING 1 AS stored`,
-        [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known, entry.receivedAt],
+        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, display_number, external_order_id)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7, $8, $9) ON CONFLICT (delivery_id) DO NOTHING RETURNING 1 AS stored`,
+        [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known, entry.receivedAt, references.displayNumber, references.externalOrderId],
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
@@ -260,6 +286,57 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       for (const client of listeners) client.release(true);
       listeners.clear();
       await ended;
+    },
+
+    async page(request) {
+      const { sql, params } = pageQuery(table, request, (n, type) => `$${n}::${type}`);
+      return (await query<Row>(sql, params)).map(toEntry);
+    },
+
+    async activity({ since, bucketMs }) {
+      const [received, finished] = await Promise.all([
+        query<{ b: string; n: string }>(`SELECT (received_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table} WHERE received_at >= $1 GROUP BY b`, [since, bucketMs]),
+        query<{ status: string; b: string; n: string }>(
+          `SELECT status, (finished_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table}
+           WHERE status IN ('done', 'dead') AND finished_at IS NOT NULL AND finished_at >= $1 GROUP BY status, b`,
+          [since, bucketMs],
+        ),
+      ]);
+      return activityOf(since, bucketMs, received, finished);
+    },
+
+    async has(deliveryIds) {
+      if (deliveryIds.length === 0) return new Set<string>();
+      const rows = await query<{ delivery_id: string }>(`SELECT delivery_id FROM ${table} WHERE delivery_id = ANY($1::text[])`, [deliveryIds]);
+      return new Set(rows.map((row) => row.delivery_id));
+    },
+
+    async heartbeat({ workerId, now, claimed }) {
+      await query(
+        `INSERT INTO "${schema}".inbox_workers AS w (worker_id, seen_at, claimed_at) VALUES ($1, $2, $3)
+         ON CONFLICT (worker_id) DO UPDATE SET seen_at = EXCLUDED.seen_at, claimed_at = COALESCE(EXCLUDED.claimed_at, w.claimed_at)`,
+        [workerId, now, claimed ? now : null],
+      );
+      await query(`DELETE FROM "${schema}".inbox_workers WHERE seen_at < $1`, [now - 86_400_000]);
+    },
+
+    async workers() {
+      const rows = await query<{ worker_id: string; seen_at: string; claimed_at: string | null }>(
+        `SELECT worker_id, seen_at, claimed_at FROM "${schema}".inbox_workers ORDER BY seen_at DESC LIMIT 100`,
+      );
+      return rows.map((row) => ({ workerId: row.worker_id, seenAt: Number(row.seen_at), claimedAt: row.claimed_at === null ? null : Number(row.claimed_at) }));
+    },
+
+    async recordAction({ at, actor, action, detail }) {
+      await query(`INSERT INTO "${schema}".inbox_actions (at, actor, action, detail) VALUES ($1, $2, $3, $4)`, [at, actor, action, detail]);
+    },
+
+    async actions(limit) {
+      const rows = await query<{ at: string; actor: string; action: string; detail: string }>(
+        `SELECT at, actor, action, detail FROM "${schema}".inbox_actions ORDER BY seq DESC LIMIT $1`,
+        [limit],
+      );
+      return rows.map((row) => ({ at: Number(row.at), actor: row.actor, action: row.action, detail: row.detail }));
     },
   };
 }

@@ -4,9 +4,9 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
-import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, statsOf } from '../store.ts';
-import { openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import type { ClaimRequest, FailRequest, InboxAction, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
+import { activityOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderReferences, pageQuery, statsOf } from '../store.ts';
+import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -47,6 +47,35 @@ CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, fini
 // The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
 // lease expired and once for due pending ones: each walks its index in order and stops at :limit,
 // where one query with an OR would test every runnable row on each claim.
+// What the dashboard reads: the order's references (filled at insert, so an order stays findable
+// after retention clears its payload), indexes for newest-first pages per status and per event and
+// for the hourly buckets, the workers' heartbeats and the operators' action log.
+const DASHBOARD_SCHEMA = `
+CREATE INDEX IF NOT EXISTS inbox_entries_received ON inbox_entries (received_at, delivery_id);
+CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON inbox_entries (status, received_at, delivery_id);
+CREATE INDEX IF NOT EXISTS inbox_entries_event_received ON inbox_entries (event, received_at, delivery_id);
+CREATE INDEX IF NOT EXISTS inbox_entries_display_number ON inbox_entries (display_number) WHERE display_number IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbox_entries_external_order ON inbox_entries (external_order_id) WHERE external_order_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS inbox_workers (worker_id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL, claimed_at INTEGER);
+CREATE TABLE IF NOT EXISTS inbox_actions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL);
+`;
+
+function migrateDashboard(database: Database): void {
+  const columns = database.prepare('PRAGMA table_info(inbox_entries)').all() as { name: string }[];
+  const fresh = !columns.some((column) => column.name === 'display_number');
+  addSqliteColumn(database, 'inbox_entries', 'display_number', 'TEXT');
+  addSqliteColumn(database, 'inbox_entries', 'external_order_id', 'TEXT');
+  // A database an earlier version wrote: the references of the entries that still have a payload.
+  if (fresh) {
+    database.exec(`UPDATE inbox_entries SET display_number = json_extract(payload, '$.data.display_number'),
+      external_order_id = json_extract(payload, '$.data.external_order_id')
+      WHERE order_id IS NOT NULL AND payload IS NOT NULL AND json_valid(payload)`);
+  }
+  database.exec(DASHBOARD_SCHEMA);
+}
+
+const DAY_MS = 86_400_000;
+
 const claimable = (due: string) => `
 SELECT e.seq FROM inbox_entries e
 WHERE ${due}
@@ -98,6 +127,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec('PRAGMA journal_mode = WAL');
       database.exec('PRAGMA synchronous = FULL');
       database.exec(SCHEMA);
+      migrateDashboard(database);
     });
     migrated = true;
   }
@@ -124,12 +154,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
 
     insert: (entry: NewInboxEntry) =>
       durable((database) => {
+        const references = orderReferences(entry);
         const result = database
           .prepare(
-            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, display_number, external_order_id)
+             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
           )
-          .run(entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, entry.receivedAt, entry.receivedAt);
+          .run(entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, entry.receivedAt, entry.receivedAt, references.displayNumber, references.externalOrderId);
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
       }),
 
@@ -245,5 +276,65 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     async close() {
       file.close();
     },
+
+    page: (request) =>
+      durable((database) => {
+        const { sql, params } = pageQuery('inbox_entries', request, () => '?');
+        return (database.prepare(sql).all(...params) as Row[]).map(toEntry);
+      }),
+
+    activity: ({ since, bucketMs }) =>
+      durable((database) => {
+        const received = database
+          .prepare(`SELECT (received_at - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS b, COUNT(*) AS n FROM inbox_entries WHERE received_at >= ? GROUP BY b`)
+          .all(since, bucketMs, since) as { b: number; n: number }[];
+        const finished = database
+          .prepare(`SELECT status, (finished_at - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS b, COUNT(*) AS n FROM inbox_entries WHERE status IN ('done', 'dead') AND finished_at >= ? GROUP BY status, b`)
+          .all(since, bucketMs, since) as { status: string; b: number; n: number }[];
+        return activityOf(since, bucketMs, received, finished);
+      }),
+
+    has: (deliveryIds) =>
+      durable((database) => {
+        const found = new Set<string>();
+        for (let start = 0; start < deliveryIds.length; start += 200) {
+          const chunk = deliveryIds.slice(start, start + 200);
+          const rows = database.prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as { delivery_id: string }[];
+          for (const row of rows) found.add(row.delivery_id);
+        }
+        return found;
+      }),
+
+    heartbeat: ({ workerId, now, claimed }) =>
+      relaxed((database) => {
+        database
+          .prepare(
+            `INSERT INTO inbox_workers (worker_id, seen_at, claimed_at) VALUES (?, ?, ?)
+             ON CONFLICT (worker_id) DO UPDATE SET seen_at = excluded.seen_at, claimed_at = COALESCE(excluded.claimed_at, inbox_workers.claimed_at)`,
+          )
+          .run(workerId, now, claimed ? now : null);
+        database.prepare('DELETE FROM inbox_workers WHERE seen_at < ?').run(now - DAY_MS);
+      }),
+
+    workers: () =>
+      durable((database) => {
+        const rows = database.prepare('SELECT worker_id, seen_at, claimed_at FROM inbox_workers ORDER BY seen_at DESC LIMIT 100').all() as {
+          worker_id: string;
+          seen_at: number;
+          claimed_at: number | null;
+        }[];
+        return rows.map((row) => ({ workerId: row.worker_id, seenAt: Number(row.seen_at), claimedAt: row.claimed_at === null ? null : Number(row.claimed_at) }));
+      }),
+
+    recordAction: (action: InboxAction) =>
+      durable((database) => {
+        database.prepare('INSERT INTO inbox_actions (at, actor, action, detail) VALUES (?, ?, ?, ?)').run(action.at, action.actor, action.action, action.detail);
+      }),
+
+    actions: (limit) =>
+      durable((database) => {
+        const rows = database.prepare('SELECT at, actor, action, detail FROM inbox_actions ORDER BY seq DESC LIMIT ?').all(limit) as InboxAction[];
+        return rows.map((row) => ({ at: Number(row.at), actor: row.actor, action: row.action, detail: row.detail }));
+      }),
   };
 }
