@@ -37,6 +37,12 @@ export function formatAge(ms: number): string {
   return `${Math.floor(hours / 24)} days ${hours % 24} h`;
 }
 const time = (at: number | null | undefined) => (at === null || at === undefined ? html`—` : html`<time datetime="${new Date(at).toISOString()}">${formatTime(at)}</time>`);
+/** A time the service sent as ISO text, shown like the inbox's; as sent when it does not parse. */
+const serviceTime = (value: string | null) => {
+  if (value === null) return '—';
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? value : time(at);
+};
 const statusText = (status: string) => html`<span class="status-${status}">${status}</span>`;
 
 export function layout(frame: PageFrame, options: { title: string; section?: Section; refreshSeconds?: number }, body: Html | string): Html {
@@ -145,7 +151,7 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
 <section aria-labelledby="activity-title">
   <h2 id="activity-title">Activity</h2>
   <h3>Last 24 hours, per hour (UTC)</h3>
-  ${activityChart({ id: 'hourly', title: 'Entries received, done and dead per hour over the last 24 hours', buckets: activity.hourly, label: (start, index) => (index % 4 === 3 ? `${pad(new Date(start).getUTCHours())}:00` : null) })}
+  ${activityChart({ id: 'hourly', title: 'Entries received, done and dead per hour over the last 24 hours', buckets: activity.hourly, label: (start, index) => (index % 4 === 1 ? `${pad(new Date(start).getUTCHours())}:00` : null) })}
   <h3>Last 7 days, per day (UTC)</h3>
   ${activityChart({ id: 'daily', title: 'Entries received, done and dead per day over the last 7 days', buckets: activity.daily, label: (start) => new Date(start).toISOString().slice(5, 10) })}
   <details><summary>The numbers</summary>
@@ -180,9 +186,9 @@ ${frame.readOnly ? '' : html`<section aria-labelledby="actions-title">
   return layout(frame, { title: 'Overview', section: 'overview', refreshSeconds: 60 }, body);
 }
 
-function serviceSummary(frame: PageFrame, service: ServiceView): Html {
+function serviceSummary(frame: PageFrame, service: ServiceView, heading = 'Service'): Html {
   return html`<section aria-labelledby="service-title">
-  <h2 id="service-title">Service</h2>
+  <h2 id="service-title">${heading}</h2>
   ${service.health
     ? html`<dl class="facts">
       <dt>Key health</dt><dd>${service.health.status}</dd>
@@ -298,7 +304,7 @@ ${dead === 0
 export function servicePage(frame: PageFrame, view: ServiceView): Html {
   const endpoints = view.endpoints ?? [];
   const body = html`<h1>Service</h1>
-${serviceSummary(frame, view)}
+${serviceSummary(frame, view, 'Key and webhook endpoints')}
 ${endpoints.map(
     (each) => html`<section aria-label="Deliveries of ${each.endpoint.url}">
   <h2>Deliveries to ${each.endpoint.url}</h2>
@@ -313,10 +319,10 @@ ${endpoints.map(
     <thead><tr><th scope="col">Created</th><th scope="col">Delivery id</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Answer</th><th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
     <tbody>${each.deliveries.map(
       (delivery) => html`<tr>
-      <td>${delivery.created_at}</td><td><code>${delivery.id}</code></td><td>${delivery.event}</td>
+      <td>${serviceTime(delivery.created_at)}</td><td><code>${delivery.id}</code></td><td>${delivery.event}</td>
       <td>${delivery.status}${delivery.missed ? html` <span class="missed">missed</span>` : ''}</td>
       <td class="num">${delivery.attempt_count}</td><td class="num">${delivery.response_status ?? '—'}</td>
-      <td class="error-text">${delivery.last_error ?? ''}</td><td>${delivery.next_attempt_at ?? '—'}</td></tr>`,
+      <td class="error-text">${delivery.last_error ?? ''}</td><td>${serviceTime(delivery.next_attempt_at)}</td></tr>`,
     )}</tbody></table></div>`}
 </section>`,
   )}`;
