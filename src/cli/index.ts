@@ -7,6 +7,7 @@ import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { push, type PushOptions } from './push.ts';
+import { runDashboard, type DashboardCommandOptions } from './dashboard.ts';
 import { runSandbox } from './sandbox.ts';
 import * as service from './service-commands.ts';
 
@@ -167,6 +168,20 @@ program
   .addHelpText('after', '\nExample:\n  integration-sdk sandbox --port 8787 --time-scale 0.001')
   .action(async (options: { port: number; timeScale: number; secureReceivers?: boolean }) => {
     await runSandbox({ port: options.port, timeScale: options.timeScale, allowInsecureReceivers: !options.secureReceivers });
+    exitCode = -1; // keeps running until a signal
+  });
+
+program
+  .command('dashboard')
+  .description('serve the operator\'s dashboard over an inbox store, on 127.0.0.1 with a one-time sign-in link')
+  .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
+  .option('--state <location>', 'sync state: a SQLite file or a Postgres URL (the sync panel)')
+  .option('--port <n>', 'TCP port', integer('--port', 0, 65535), 4545)
+  .option('--bind <address>', 'listen address (default 127.0.0.1); another one needs --token-file or DASHBOARD_TOKEN')
+  .option('--token-file <path>', 'read the sign-in token from this file (default: DASHBOARD_TOKEN, else a random one-time token)')
+  .addHelpText('after', '\nExample:\n  integration-sdk dashboard --store ./integration-inbox.db --port 4545')
+  .action(async (options: DashboardCommandOptions, command: Command) => {
+    await runDashboard({ ...connection(command), ...options });
     exitCode = -1; // keeps running until a signal
   });
 
