@@ -9,6 +9,7 @@ import type { Inbox } from '../inbox/create-inbox.ts';
 import type { InboxEntryStatus } from '../inbox/store.ts';
 import { createAuth, CSRF_COOKIE, cookieHeader, cookieOf, sameSecret, type DashboardAction, type DashboardAuth } from './auth.ts';
 import {
+  createActivityReader,
   csvField,
   describeError,
   readEntries,
@@ -108,6 +109,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     throw new ConfigurationError('createDashboard: sync must come from createSync (with runs() and runErrors()).');
   }
   const readOnly = options.readOnly === true;
+  const activity = createActivityReader(source);
   const showPersonalData = options.showPersonalData === true;
 
   const app = new Hono<Env>({ strict: false });
@@ -207,11 +209,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     await next();
   };
-  const record = (c: Context<Env>, action: string, detail: string) => source.store.recordAction!({ at: source.clock.now(), actor: c.get('actor'), action, detail });
+  const record = (c: Context<Env>, action: string, detail: string) => {
+    // An action may change the counts of hours already over.
+    activity.invalidate();
+    return source.store.recordAction!({ at: source.clock.now(), actor: c.get('actor'), action, detail });
+  };
   const redirect = (path: string) => new Response(null, { status: 303, headers: { Location: `${base}${path}` } });
 
   routes.get('/', async (c) => {
-    const [overview, service] = await Promise.all([readOverview(source), client ? readService(client, source, 50) : undefined]);
+    const [overview, service] = await Promise.all([readOverview(source, activity), client ? readService(client, source, 50) : undefined]);
     return page(c, overviewPage(frameOf(c), overview, service));
   });
 
@@ -344,7 +350,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   routes.get('/api/stats', async (c) => {
-    const overview = await readOverview(source);
+    const overview = await readOverview(source, activity);
     return c.json({ ...overview.stats, workers: overview.workers, activity: overview.activity, generatedAt: new Date(overview.now).toISOString() });
   });
 

@@ -262,11 +262,12 @@ function dashboardQueriesConformance(name: string, makeStore: () => InboxStore |
       await store.complete(a.deliveryId, 'w', T0 + 2 * HOUR + 5);
       await store.complete(b.deliveryId, 'w', T0 + 2 * HOUR + 6);
       await store.fail(c.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + HOUR + 30, nextAttemptAt: null });
-      expect(await store.activity({ since: T0, bucketMs: HOUR })).toEqual([
+      expect(await store.activity({ since: T0, until: T0 + 3 * HOUR, bucketMs: HOUR })).toEqual([
         { start: T0, received: 1, done: 0, dead: 0 },
         { start: T0 + HOUR, received: 2, done: 0, dead: 1 },
         { start: T0 + 2 * HOUR, received: 0, done: 2, dead: 0 },
       ]);
+      expect(await store.activity({ since: T0 + HOUR, until: T0 + 2 * HOUR, bucketMs: HOUR })).toEqual([{ start: T0 + HOUR, received: 2, done: 0, dead: 1 }]);
     });
 
     it('tells which delivery ids it holds', async () => {

@@ -145,7 +145,7 @@ export interface InboxStore {
 
   /** Entries newest first (by `receivedAt`, then delivery id), filtered, one keyset page at a time. */
   page?(request: InboxPageRequest): Promise<InboxEntry[]>;
-  /** Entries received and finished (`done`, `dead`) per bucket of `bucketMs` from `since` on. */
+  /** Entries received and finished (`done`, `dead`) per bucket of `bucketMs` from `since` to `until`. */
   activity?(request: InboxActivityRequest): Promise<InboxActivityBucket[]>;
   /** Which of these delivery ids the store holds. */
   has?(deliveryIds: readonly string[]): Promise<Set<string>>;
@@ -175,6 +175,8 @@ export interface InboxPageRequest {
 /** What {@link InboxStore.activity} counts. */
 export interface InboxActivityRequest {
   since: number;
+  /** The end of the last bucket (exclusive); at most 10,000 buckets. */
+  until: number;
   bucketMs: number;
 }
 

@@ -293,13 +293,13 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       return (await query<Row>(sql, params)).map(toEntry);
     },
 
-    async activity({ since, bucketMs }) {
+    async activity({ since, until, bucketMs }) {
       const [received, finished] = await Promise.all([
-        query<{ b: string; n: string }>(`SELECT (received_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table} WHERE received_at >= $1 GROUP BY b`, [since, bucketMs]),
+        query<{ b: string; n: string }>(`SELECT (received_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table} WHERE received_at >= $1 AND received_at < $3::bigint GROUP BY b`, [since, bucketMs, until]),
         query<{ status: string; b: string; n: string }>(
           `SELECT status, (finished_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table}
-           WHERE status IN ('done', 'dead') AND finished_at IS NOT NULL AND finished_at >= $1 GROUP BY status, b`,
-          [since, bucketMs],
+           WHERE status IN ('done', 'dead') AND finished_at IS NOT NULL AND finished_at >= $1 AND finished_at < $3::bigint GROUP BY status, b`,
+          [since, bucketMs, until],
         ),
       ]);
       return activityOf(since, bucketMs, received, finished);

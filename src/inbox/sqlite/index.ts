@@ -4,8 +4,8 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxAction, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
-import { activityOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderReferences, pageQuery, statsOf } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxRow, InboxStore, NewInboxEntry, PurgeRequest } from '../store.ts';
+import { entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, orderReferences, pageQuery, statsOf } from '../store.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -283,15 +283,20 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         return (database.prepare(sql).all(...params) as Row[]).map(toEntry);
       }),
 
-    activity: ({ since, bucketMs }) =>
+    // One range count per bucket: each walks its index range and stops, where a GROUP BY over the
+    // bucket expression would sort every row of the week (0.5 s against 0.2 s at a million entries).
+    activity: ({ since, until, bucketMs }) =>
       durable((database) => {
-        const received = database
-          .prepare(`SELECT (received_at - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS b, COUNT(*) AS n FROM inbox_entries WHERE received_at >= ? GROUP BY b`)
-          .all(since, bucketMs, since) as { b: number; n: number }[];
-        const finished = database
-          .prepare(`SELECT status, (finished_at - CAST(? AS INTEGER)) / CAST(? AS INTEGER) AS b, COUNT(*) AS n FROM inbox_entries WHERE status IN ('done', 'dead') AND finished_at >= ? GROUP BY status, b`)
-          .all(since, bucketMs, since) as { status: string; b: number; n: number }[];
-        return activityOf(since, bucketMs, received, finished);
+        const received = database.prepare('SELECT COUNT(*) AS n FROM inbox_entries WHERE received_at >= ? AND received_at < ?');
+        const finished = database.prepare('SELECT COUNT(*) AS n FROM inbox_entries WHERE status = ? AND finished_at >= ? AND finished_at < ?');
+        const buckets: InboxActivityBucket[] = [];
+        for (let start = since; start < until && buckets.length < 10_000; start += bucketMs) {
+          const end = start + bucketMs;
+          const count = (row: unknown) => Number((row as { n: number }).n);
+          const bucket = { start, received: count(received.get(start, end)), done: count(finished.get('done', start, end)), dead: count(finished.get('dead', start, end)) };
+          if (bucket.received + bucket.done + bucket.dead > 0) buckets.push(bucket);
+        }
+        return buckets;
       }),
 
     has: (deliveryIds) =>
