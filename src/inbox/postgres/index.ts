@@ -234,7 +234,12 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
     async stats(now) {
       const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
-      const [oldest] = await query<{ at: string | null }>(`SELECT MIN(received_at) AS at FROM ${table} WHERE status IN ('pending', 'processing')`);
+      // One index lookup per status (inbox_entries_status_received): with IN, the planner walks the
+      // received_at index from the oldest entry and filters, which reads the whole table when the
+      // pending entries are the newest (0.2 s at a million entries).
+      const [oldest] = await query<{ at: string | null }>(
+        `SELECT LEAST((SELECT MIN(received_at) FROM ${table} WHERE status = 'pending'), (SELECT MIN(received_at) FROM ${table} WHERE status = 'processing')) AS at`,
+      );
       return statsOf(counts, oldest?.at ?? null, now);
     },
 
