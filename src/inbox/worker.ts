@@ -143,7 +143,10 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     if (!store.heartbeat || (now - seenAt < 10_000 && (!claimed || now - claimedAt < 10_000))) return;
     seenAt = now;
     if (claimed) claimedAt = now;
-    await store.heartbeat({ workerId, now, claimed }).catch(report);
+    await store.heartbeat({ workerId, now, claimed }).catch((error: unknown) => {
+      // A beat still in flight as the inbox closes its store is not worth an error.
+      if (!stopping) report(error);
+    });
   }
 
   async function loop(): Promise<void> {
@@ -167,7 +170,8 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
           report(error);
         }
       }
-      if (reached) await heartbeat(claimed.length > 0);
+      // Not awaited: a wake-up signalled while the loop is not waiting would be lost.
+      if (reached) void heartbeat(claimed.length > 0);
       for (const entry of claimed) {
         const run = runEntry(entry).finally(() => {
           running.delete(run);
