@@ -276,7 +276,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   routes.post('/retry-dead', guardAction, async (c) => {
     const form = await c.req.parseBody();
     const count = await inbox.retryDead();
-    await record(c, 'retry-dead', `${count} dead entries back to pending (the confirmation page stated ${String(form.expected ?? '?').slice(0, 12)})`);
+    const stated = typeof form.expected === 'string' && /^\d{1,12}$/.test(form.expected) ? form.expected : '?';
+    await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
     return redirect(`/?done=retry-dead&n=${count}`);
   });
 
@@ -285,7 +286,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const days = typeof form.days === 'string' && /^\d{1,5}$/.test(form.days) ? Number(form.days) : NaN;
     if (!Number.isSafeInteger(days)) return page(c, messagePage(frameOf(c), 'Bad number of days', 'Give a whole number of days, 0 or more.'), 400);
     const count = await inbox.purge({ status: 'dead', olderThanDays: days });
-    await record(c, 'purge', `${count} dead entries older than ${days} days deleted`);
+    await record(c, 'purge', `${count} dead ${count === 1 ? 'entry' : 'entries'} older than ${days} days deleted`);
     return redirect(`/?done=purged&n=${count}`);
   });
 
