@@ -190,23 +190,20 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect(await store.purge({ status: 'done', finishedBefore: T0 + 500, what: 'entry' })).toBe(1);
       expect(await store.get(old.deliveryId)).toBeUndefined();
     });
+
+    dashboardQueriesConformance(() => store, test);
   });
-  dashboardQueriesConformance(name, makeStore, test);
 }
 
 const HOUR = 3_600_000;
 
 /** The dashboard's queries (optional methods of InboxStore): checked on a store that has them. */
-function dashboardQueriesConformance(name: string, makeStore: () => InboxStore | Promise<InboxStore>, test: ConformanceTestApi): void {
-  const { describe, it, expect, beforeEach, afterEach } = test;
-  describe(`InboxStore conformance, dashboard queries: ${name}`, () => {
+function dashboardQueriesConformance(current: () => InboxStore, test: ConformanceTestApi): void {
+  const { describe, it, expect } = test;
+  describe('the dashboard queries (optional methods)', () => {
     let store: InboxStore;
-    beforeEach(async () => {
-      store = await makeStore();
-      await store.migrate();
-    });
-    afterEach(async () => {
-      await store.close();
+    test.beforeEach(async () => {
+      store = current();
     });
     const order = (n: number, overrides: Partial<NewInboxEntry> = {}) => {
       const data = { order_id: `order-d${n}`, display_number: `10${n}`, external_order_id: n % 2 === 0 ? `MKT-${n}` : null };
