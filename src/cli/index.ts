@@ -7,7 +7,7 @@ import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { push, type PushOptions } from './push.ts';
-import { runDashboard, type DashboardCommandOptions } from './dashboard.ts';
+import type { DashboardCommandOptions } from './dashboard.ts';
 import { runSandbox } from './sandbox.ts';
 import * as service from './service-commands.ts';
 
@@ -181,6 +181,8 @@ program
   .option('--token-file <path>', 'read the sign-in token from this file (default: DASHBOARD_TOKEN, else a random one-time token)')
   .addHelpText('after', '\nExample:\n  integration-sdk dashboard --store ./integration-inbox.db --port 4545')
   .action(async (options: DashboardCommandOptions, command: Command) => {
+    // Loaded only for this command: the web framework need not slow every other one down.
+    const { runDashboard } = await import('./dashboard.ts');
     await runDashboard({ ...connection(command), ...options });
     exitCode = -1; // keeps running until a signal
   });

@@ -9,6 +9,13 @@ const dir = tempDir('cli-dashboard');
 afterAll(() => dir.remove());
 
 describe('integration-sdk dashboard', () => {
+  test('--help shows the options and an example', async () => {
+    const help = await runCli(['dashboard', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--store <location>[\s\S]*--port <n>[\s\S]*--bind <address>[\s\S]*--token-file <path>/);
+    expect(help.stdout).toMatch(/Example:\n\s+integration-sdk dashboard --store/);
+  });
+
   test('refuses --bind beyond loopback without a token of your own, and a missing store', async () => {
     const bind = await runCli(['dashboard', '--store', `${dir.path}/none.db`, '--bind', '0.0.0.0']);
     expect(bind.code).toBe(2);
