@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createDashboard } from '../dashboard/index.ts';
+import { createDashboard, type DashboardSync } from '../dashboard/index.ts';
 import { createInbox } from '../inbox/index.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
@@ -40,6 +40,28 @@ function chosenToken(options: DashboardCommandOptions): string | undefined {
   return undefined;
 }
 
+type SyncModule = { createSync?: (options: { client: unknown; state: unknown }) => DashboardSync };
+type StateModule = { sqliteSyncState?: (options: { path: string }) => unknown; postgresSyncState?: (options: { connectionString: string }) => unknown };
+
+/**
+ * The sync of `--state` for the Sync panel, when this build has `integration-sdk/sync` (createSync
+ * needs the client, for the key's scope); otherwise says why there is no panel.
+ */
+async function openSync(location: string, client: unknown): Promise<DashboardSync | undefined> {
+  const postgres = /^postgres(ql)?:\/\//.test(location);
+  const [sync, state] = (await Promise.all([
+    import('../sync/index.ts'),
+    postgres ? import('../sync/postgres/index.ts') : import('../sync/sqlite/index.ts'),
+  ])) as unknown as [SyncModule, StateModule];
+  const open = postgres ? state.postgresSyncState && (() => state.postgresSyncState!({ connectionString: location })) : state.sqliteSyncState && (() => state.sqliteSyncState!({ path: location }));
+  if (typeof sync.createSync !== 'function' || !open) {
+    console.log('The sync panel is not available in this build (integration-sdk/sync has no createSync yet): --state is ignored.');
+    return undefined;
+  }
+  if (!client) throw new UsageError('--state needs the service key (INTEGRATION_API_KEY and INTEGRATION_BASE_URL): the sync state is kept per key scope.');
+  return sync.createSync({ client, state: open() });
+}
+
 /** Serves the dashboard until SIGINT or SIGTERM. */
 export async function runDashboard(options: DashboardCommandOptions): Promise<void> {
   const host = options.bind ?? '127.0.0.1';
@@ -53,11 +75,9 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
   const inbox = createInbox({ secret: `whsec_unused_${randomBytes(16).toString('hex')}`, store });
   const hasKey = options.apiKeyFile !== undefined || Boolean(process.env.INTEGRATION_API_KEY);
   const client = hasKey ? clientFrom(options) : undefined;
-  if (options.state !== undefined) {
-    console.log('The sync panel is not available in this build (integration-sdk/sync has no createSync yet): --state is ignored.');
-  }
+  const sync = options.state === undefined ? undefined : await openSync(options.state, client);
   const token = chosen ?? randomBytes(24).toString('base64url');
-  const dashboard = createDashboard({ inbox, client, auth: { token } });
+  const dashboard = createDashboard({ inbox, client, sync, auth: { token } });
   const server = createServer(dashboard.node);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -79,7 +99,7 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
     console.log(`\n${signal}: stopping the dashboard.`);
     server.closeAllConnections();
     server.close();
-    void inbox.close().then(() => process.exit(0));
+    void Promise.all([inbox.close(), (sync as { close?: () => Promise<void> } | undefined)?.close?.()]).then(() => process.exit(0));
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -6,6 +6,7 @@ import { tempDir } from '../inbox/support/temp-dir.ts';
 import { cleanEnv, cliArgs, runCli } from './helpers.ts';
 
 const dir = tempDir('cli-dashboard');
+const syncBuilt = typeof ((await import('../../src/sync/index.ts')) as { createSync?: unknown }).createSync === 'function';
 afterAll(() => dir.remove());
 
 describe('integration-sdk dashboard', () => {
@@ -30,7 +31,7 @@ describe('integration-sdk dashboard', () => {
     const store = sqliteStore({ path });
     await store.migrate();
     await store.close();
-    const child = spawn(process.execPath, cliArgs(['dashboard', '--store', path, '--port', '0']), { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(['dashboard', '--store', path, '--port', '0', ...(syncBuilt ? [] : ['--state', `${dir.path}/state.db`])]), { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const link = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -40,6 +41,8 @@ describe('integration-sdk dashboard', () => {
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
     });
+    // Until integration-sdk/sync has createSync, --state is accepted and said to be unavailable.
+    if (!syncBuilt) expect(output).toContain('sync panel is not available in this build');
     const url = new URL(link);
     expect((await fetch(url.origin)).status).toBe(401);
     const signIn = await fetch(link, { redirect: 'manual' });
