@@ -11,6 +11,7 @@ import { createAuth, CSRF_COOKIE, cookieHeader, cookieOf, sameSecret, type Dashb
 import {
   createActivityReader,
   csvField,
+  weekStart,
   describeError,
   readEntries,
   readOverview,
@@ -110,6 +111,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   }
   const readOnly = options.readOnly === true;
   const activity = createActivityReader(source);
+  // The week's buckets are counted once, from now, rather than on the first operator's page load.
+  void source.ready().then(
+    () => activity.prefetch(source.clock.now(), weekStart(source.clock.now())),
+    () => {},
+  );
   const showPersonalData = options.showPersonalData === true;
 
   const app = new Hono<Env>({ strict: false });

@@ -88,39 +88,78 @@ export interface Overview {
   actions: InboxAction[];
 }
 
-/** How long the buckets of hours already over are reused before they are counted again. */
+/** After this long, the buckets of hours already over are counted again, in the background. */
 export const CLOSED_HOURS_TTL_MS = 5 * 60_000;
+
+interface ClosedHours {
+  since: number;
+  /** The end of the last hour counted (the start of the hour under way when counted). */
+  until: number;
+  at: number;
+  buckets: InboxActivityBucket[];
+}
 
 /**
  * The hourly buckets of the last 7 days. An hour that is over changes only when an entry of it is
- * retried or deleted, so its counts are kept for {@link CLOSED_HOURS_TTL_MS} (and dropped at once
- * after this dashboard's own actions); each read then counts only the current hour. With a million
- * entries that is the difference between a few milliseconds and half a second.
+ * retried or deleted, so the hours already over are counted once (on the first read, which a new
+ * dashboard starts at once), then each read counts only the hour under way and any hour that ended
+ * since. Every {@link CLOSED_HOURS_TTL_MS}, and after this dashboard's own actions, the week is
+ * counted again in the background while reads go on with the counts they have. With a million
+ * entries that is the difference between a few milliseconds and a few hundred.
  */
 export function createActivityReader(source: DashboardStore) {
-  let cache: { since: number; until: number; at: number; buckets: InboxActivityBucket[] } | undefined;
+  const HOUR_MS = HOUR;
+  let closed: ClosedHours | undefined;
+  let counting: Promise<ClosedHours> | undefined;
+  const count = (since: number, until: number, now: number): Promise<ClosedHours> => {
+    counting ??= (async () => {
+      try {
+        const buckets = until > since ? await source.store.activity!({ since, until, bucketMs: HOUR_MS }) : [];
+        closed = { since, until, at: now, buckets };
+        return closed;
+      } finally {
+        counting = undefined;
+      }
+    })();
+    return counting;
+  };
   return {
+    /** Counts the week again at the next read (after an action that changed past hours). */
     invalidate(): void {
-      cache = undefined;
+      if (closed) closed.at = -Infinity;
+    },
+    /** Starts the first count before anyone asks. */
+    prefetch(now: number, since: number): void {
+      count(since, Math.floor(now / HOUR_MS) * HOUR_MS, now).catch(() => {});
     },
     async read(now: number, since: number): Promise<InboxActivityBucket[]> {
-      const hourStart = Math.floor(now / HOUR) * HOUR;
-      if (cache && cache.since === since && cache.until === hourStart && now - cache.at < CLOSED_HOURS_TTL_MS) {
-        return [...cache.buckets, ...(await source.store.activity!({ since: hourStart, until: hourStart + HOUR, bucketMs: HOUR }))];
+      const hourStart = Math.floor(now / HOUR_MS) * HOUR_MS;
+      let known = closed && closed.since <= since && closed.until <= hourStart ? closed : await count(since, hourStart, now);
+      if (known.until < hourStart) {
+        // Hours that ended since the last count: only those (unless another read added them meanwhile).
+        const from = known.until;
+        const added = await source.store.activity!({ since: from, until: hourStart, bucketMs: HOUR_MS });
+        const latest: ClosedHours = closed ?? known;
+        known = latest.until >= hourStart ? latest : { ...latest, until: hourStart, buckets: [...latest.buckets.filter((bucket) => bucket.start < from), ...added] };
+        closed = known;
       }
-      const buckets = await source.store.activity!({ since, until: hourStart + HOUR, bucketMs: HOUR });
-      cache = { since, until: hourStart, at: now, buckets: buckets.filter((bucket) => bucket.start < hourStart) };
-      return buckets;
+      if (now - known.at >= CLOSED_HOURS_TTL_MS && !counting) count(since, hourStart, now).catch(() => {});
+      const current = await source.store.activity!({ since: hourStart, until: hourStart + HOUR_MS, bucketMs: HOUR_MS });
+      return [...known.buckets.filter((bucket) => bucket.start >= since), ...current];
     },
   };
+}
+
+/** The start of the 7 UTC days the overview charts: today and the 6 before. */
+export function weekStart(now: number): number {
+  return Math.floor(now / DAY) * DAY - 6 * DAY;
 }
 
 export async function readOverview(source: DashboardStore, activity: ReturnType<typeof createActivityReader>): Promise<Overview> {
   await source.ready();
   const now = source.clock.now();
   const { store } = source;
-  const dayStart = Math.floor(now / DAY) * DAY;
-  const since = dayStart - 6 * DAY;
+  const since = weekStart(now);
   const [stats, buckets, workers, actions] = await Promise.all([store.stats(now), activity.read(now, since), store.workers!(), store.actions!(10)]);
   return { now, stats, activity: activityOf(buckets, now, since), workers: workersOf(workers, now), actions };
 }
