@@ -2,7 +2,7 @@
 // Postgres (bench/workers/dashboard-bench.ts fills the store by bulk SQL, then asks each page 15
 // times after a warm-up through the dashboard's Fetch handler). Targets: ≤ 300 ms at the median and
 // ≤ 1 s at the worst, every page. `overview_uncached` is the overview of a dashboard just started,
-// which counts every hourly bucket of the week instead of reusing the hours already over.
+// which counts every hourly bucket of the week once instead of only the hour under way.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
