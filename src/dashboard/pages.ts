@@ -19,7 +19,8 @@ export interface PageFrame {
   flash?: string;
 }
 
-export const KNOWN_EVENTS = ['order.created', 'order.status_changed', 'webhook.test'];
+// The spec's events and the two it plans (stored as unknown until an SDK version knows them).
+export const KNOWN_EVENTS = ['order.created', 'order.status_changed', 'webhook.test', 'catalog.product_updated', 'stock.changed'];
 
 const pad = (value: number) => String(value).padStart(2, '0');
 export function formatTime(at: number | null | undefined): string {
@@ -183,7 +184,8 @@ ${frame.readOnly ? '' : html`<section aria-labelledby="actions-title">
   <h2 id="log-title">Action log</h2>
   ${actionLog(overview.actions)}
 </section>`;
-  return layout(frame, { title: 'Overview', section: 'overview', refreshSeconds: 60 }, body);
+  // No automatic refresh here: it would wipe the purge form while someone fills it in.
+  return layout(frame, { title: 'Overview', section: 'overview' }, body);
 }
 
 function serviceSummary(frame: PageFrame, service: ServiceView, heading = 'Service'): Html {
