@@ -379,14 +379,24 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return c.html(await messagePage(undefined, 'Something failed', `The dashboard could not answer (${error instanceof Error ? error.name : 'error'}). Try again; if it persists, check the store.`), 500);
   });
 
-  const fetch = async (request: Request, env?: unknown) => app.fetch(request, env);
+  // A router that strips its mount path (Hono's mount(), Express's url) hands over `/entries` for
+  // `<basePath>/entries`: put basePath back, so that both kinds of mounting work.
+  const underBase = (path: string) => base === '' || path === base || path.startsWith(`${base}/`) || path.startsWith(`${base}?`);
   const listener = getRequestListener((request, env) => app.fetch(request, env));
   return {
-    fetch: (request: Request) => fetch(request),
+    async fetch(request: Request) {
+      const url = new URL(request.url);
+      if (underBase(url.pathname)) return app.fetch(request);
+      url.pathname = `${base}${url.pathname}`;
+      const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, signal: request.signal };
+      if (request.body !== null) Object.assign(init, { body: request.body, duplex: 'half' });
+      return app.fetch(new Request(url, init));
+    },
     node(request, response) {
       // Express strips its mount path from `url`; `originalUrl` keeps it.
       const express = request as IncomingMessage & { originalUrl?: unknown; body?: unknown; rawBody?: unknown };
       if (typeof express.originalUrl === 'string') express.url = express.originalUrl;
+      if (express.url !== undefined && !underBase(express.url)) express.url = `${base}${express.url.startsWith('/') ? '' : '/'}${express.url}`;
       // A body parser already read the form (express.urlencoded()): hand its fields on.
       if (express.complete && express.readableEnded && express.rawBody === undefined && typeof express.body === 'object' && express.body !== null) {
         express.rawBody = Buffer.from(new URLSearchParams(express.body as Record<string, string>).toString());
