@@ -9,7 +9,7 @@ import { createDashboard, type DashboardOptions } from 'integration-sdk/dashboar
 export function createApp(options: Omit<DashboardOptions, 'basePath'>): Hono {
   const app = new Hono();
   const dashboard = createDashboard({ ...options, basePath: '/integration' });
-  // Not app.route()/mount(), which strip the prefix: hand the untouched request over.
+  // The untouched request, path and all (app.mount('/integration', dashboard.fetch) works too).
   app.all('/integration', (c) => dashboard.fetch(c.req.raw));
   app.all('/integration/*', (c) => dashboard.fetch(c.req.raw));
   return app;
