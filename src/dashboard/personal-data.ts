@@ -1,6 +1,7 @@
 // An order payload as the dashboard shows it: personal data masked unless `showPersonalData`.
-// Spec 2.7: the customer's name, phone, e-mail and address, and the delivery address. Any field
-// named like a contact (phone, email) is masked wherever it sits, for events this SDK does not know.
+// Spec 2.7: the customer's name, phone, e-mail and address (the whole customer object), and the
+// delivery address. Any field named like a contact (phone, email, cpf, document) is masked wherever
+// it sits, for events this SDK does not know.
 
 export const MASK = '•••';
 
@@ -18,11 +19,8 @@ function maskContacts(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => {
       if (CONTACT_KEYS.has(key.toLowerCase())) return [key, maskAll(inner)];
-      if (key === 'customer' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-        const customer = { ...(inner as Record<string, unknown>) };
-        for (const field of ['name', 'phone', 'email', 'address']) if (field in customer) customer[field] = maskAll(customer[field]);
-        return [key, maskContacts(customer)];
-      }
+      // Every field of the customer (name, phone, e-mail, address, and any a later version adds).
+      if (key === 'customer') return [key, maskAll(inner)];
       if (key === 'delivery' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
         const delivery = { ...(inner as Record<string, unknown>) };
         if ('address' in delivery) delivery.address = maskAll(delivery.address);
