@@ -26,14 +26,18 @@ export interface DashboardClient {
   };
 }
 
-/** One run of `sync.runs()`, read tolerantly: its id, kind, times, outcome and counts. */
+/**
+ * One run of `sync.runs()`, read tolerantly: its id, kind, times and outcome; every other numeric
+ * field (total, unchanged, sent, created, updated, errors, orphans) is shown as a count.
+ */
 export interface DashboardSyncRun {
   runId: string;
   kind?: string;
   startedAt?: number | string | Date | null;
   finishedAt?: number | string | Date | null;
   outcome?: string | null;
-  [count: string]: unknown;
+  /** Why it failed, when it did. */
+  error?: string | null;
 }
 
 /** One rejected item of `sync.runErrors(runId)`. */

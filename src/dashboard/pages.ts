@@ -331,7 +331,7 @@ ${endpoints.map(
   return layout(frame, { title: 'Service', section: 'service' }, body);
 }
 
-const RUN_FIELDS = new Set(['runId', 'kind', 'startedAt', 'finishedAt', 'outcome', 'results', 'counts']);
+const RUN_FIELDS = new Set(['runId', 'kind', 'startedAt', 'finishedAt', 'outcome', 'results', 'counts', 'durationMs', 'error']);
 function runTime(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (value instanceof Date) return formatTime(value.getTime());
@@ -348,9 +348,10 @@ ${runs && runs.length > 0
   <thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Finished</th><th scope="col">Outcome</th><th scope="col">Counts</th><th scope="col">Rejected items</th></tr></thead>
   <tbody>${runs.map((run) => {
       // Counts read tolerantly: numbers on the run itself, or in a `counts` object.
-      const nested = typeof run.counts === 'object' && run.counts !== null ? Object.entries(run.counts as Record<string, unknown>) : [];
-      const counts = [...Object.entries(run), ...nested].filter(([key, value]) => !RUN_FIELDS.has(key) && typeof value === 'number');
-      return html`<tr><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td>${run.outcome ?? '—'}</td>
+      const fields = run as unknown as Record<string, unknown>;
+      const nested = typeof fields.counts === 'object' && fields.counts !== null ? Object.entries(fields.counts as Record<string, unknown>) : [];
+      const counts = [...Object.entries(fields), ...nested].filter(([key, value]) => !RUN_FIELDS.has(key) && typeof value === 'number');
+      return html`<tr><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td>${run.outcome ?? '—'}${run.error ? html`<br><span class="muted">${run.error}</span>` : ''}</td>
       <td>${counts.map(([key, value], index) => html`${index > 0 ? ', ' : ''}${key} ${String(value)}`)}</td>
       <td><a href="${frame.base}/sync/runs/${encodeURIComponent(run.runId)}/errors.csv" download>CSV</a></td></tr>`;
     })}</tbody></table></div>`

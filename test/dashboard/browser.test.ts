@@ -25,11 +25,31 @@ if (!available && process.env.CI !== 'true') {
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const images = resolve(import.meta.dirname, '../../docs/images');
 
-/** A tiny sync with the two methods the dashboard reads, until createSync lands. */
-const sync: DashboardSync = {
+/** The shape of createSync's run records (integration-sdk/sync), as the dashboard must accept it. */
+interface SyncRunRecordShape {
+  runId: string;
+  kind: 'catalog' | 'stock';
+  startedAt: Date;
+  finishedAt: Date | null;
+  outcome: string;
+  complete: boolean;
+  total: number;
+  unchanged: number;
+  sent: number;
+  created?: number;
+  updated: number;
+  errors: number;
+  orphans: number | null;
+  durationMs: number | null;
+  error: string | null;
+}
+const record = (run: Omit<SyncRunRecordShape, 'complete' | 'orphans' | 'error' | 'durationMs'>): SyncRunRecordShape => ({ ...run, complete: true, orphans: null, error: null, durationMs: 5000 });
+
+/** A tiny sync with the two methods the dashboard reads, shaped as createSync's. */
+const sync: DashboardSync & { runs(options?: { limit?: number }): AsyncIterable<SyncRunRecordShape> } = {
   async *runs() {
-    yield { runId: 'run-2', kind: 'stock', startedAt: Date.now() - 60_000, finishedAt: Date.now() - 55_000, outcome: 'completed', total: 1200, unchanged: 1180, sent: 20, created: 0, updated: 18, errors: 2 };
-    yield { runId: 'run-1', kind: 'catalog', startedAt: Date.now() - 3_600_000, finishedAt: Date.now() - 3_590_000, outcome: 'completed', total: 500, unchanged: 0, sent: 500, created: 499, updated: 0, errors: 1 };
+    yield record({ runId: 'run-2', kind: 'stock', startedAt: new Date(Date.now() - 60_000), finishedAt: new Date(Date.now() - 55_000), outcome: 'completed', total: 1200, unchanged: 1180, sent: 20, updated: 18, errors: 2 });
+    yield record({ runId: 'run-1', kind: 'catalog', startedAt: new Date(Date.now() - 3_600_000), finishedAt: new Date(Date.now() - 3_590_000), outcome: 'completed', total: 500, unchanged: 0, sent: 500, created: 499, updated: 0, errors: 1 });
   },
   async *runErrors(runId) {
     if (runId === 'run-2') {
