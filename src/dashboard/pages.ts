@@ -353,7 +353,7 @@ ${runs && runs.length > 0
       const counts = [...Object.entries(fields), ...nested].filter(([key, value]) => !RUN_FIELDS.has(key) && typeof value === 'number');
       return html`<tr><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td>${run.outcome ?? '—'}${run.error ? html`<br><span class="muted">${run.error}</span>` : ''}</td>
       <td>${counts.map(([key, value], index) => html`${index > 0 ? ', ' : ''}${key} ${String(value)}`)}</td>
-      <td><a href="${frame.base}/sync/runs/${encodeURIComponent(run.runId)}/errors.csv" download>CSV</a></td></tr>`;
+      <td><a href="${frame.base}/sync/runs/${encodeURIComponent(run.runId)}/errors.csv" download aria-label="Rejected items of run ${run.runId}, as CSV">CSV</a></td></tr>`;
     })}</tbody></table></div>`
     : ''}`;
   return layout(frame, { title: 'Sync', section: 'sync' }, body);
