@@ -4,7 +4,7 @@ import { html } from 'hono/html';
 import type { InboxActivityBucket } from '../inbox/store.ts';
 
 const WIDTH = 720;
-const HEIGHT = 180;
+const HEIGHT = 170;
 const LEFT = 44;
 const BOTTOM = 22;
 const TOP = 8;
@@ -25,7 +25,7 @@ export function activityChart(options: { id: string; title: string; buckets: Inb
   const totals = SERIES.map(([key]) => buckets.reduce((sum, bucket) => sum + bucket[key], 0));
   const description = `${totals[0]} received, ${totals[1]} done, ${totals[2]} dead in total; the busiest bucket holds ${max}.`;
   return html`<figure class="chart">
-  <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title ${id}-desc" preserveAspectRatio="none" class="chart-svg">
+  <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title ${id}-desc" class="chart-svg">
     <title id="${id}-title">${title}</title>
     <desc id="${id}-desc">${description}</desc>
     <line x1="${LEFT}" y1="${TOP + plotHeight}" x2="${WIDTH}" y2="${TOP + plotHeight}" class="axis"></line>

@@ -57,7 +57,7 @@ form.inline { display: inline-flex; flex-wrap: wrap; gap: .5rem; align-items: fl
 .pager { display: flex; gap: 1rem; margin: .75rem 0; }
 .muted { color: var(--muted); }
 .chart { margin: 0 0 1rem; }
-.chart-svg { width: 100%; height: 12rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
+.chart-svg { width: 100%; height: auto; max-height: 16rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; }
 .chart .axis { stroke: #6b7280; stroke-width: 1; }
 .chart .grid { stroke: #d1d5db; stroke-width: 1; stroke-dasharray: 4 4; }
 .chart .tick { font-size: 11px; fill: #374151; }
@@ -74,6 +74,6 @@ form.inline { display: inline-flex; flex-wrap: wrap; gap: .5rem; align-items: fl
   .facts { grid-template-columns: 1fr; }
   .facts dd { margin-bottom: .5rem; }
   .mode { margin-left: 0; }
-  .chart-svg { height: 9rem; }
+  .chart .tick { font-size: 22px; }
 }
 `;
