@@ -147,7 +147,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const flash = done && FLASHES[done] ? FLASHES[done]!(Number.isSafeInteger(n) && n >= 0 ? n : 0) : undefined;
     return { base, readOnly, hasClient: client !== undefined, hasSync: sync !== undefined, csrf: c.get('csrf'), flash };
   };
-  const page = async (c: Context<Env>, body: ReturnType<typeof overviewPage>, status: 200 | 400 | 401 | 403 | 404 | 500 = 200) => {
+  const page = async (c: Context<Env>, body: ReturnType<typeof overviewPage>, status: 200 | 400 | 401 | 403 | 404 | 409 | 500 = 200) => {
     const cookie = c.get('setCsrfCookie');
     if (cookie) c.header('Set-Cookie', cookie, { append: true });
     return c.html(await body, status);
@@ -281,8 +281,13 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   routes.post('/retry-dead', guardAction, async (c) => {
     const form = await c.req.parseBody();
-    const count = await inbox.retryDead();
     const stated = typeof form.expected === 'string' && /^\d{1,12}$/.test(form.expected) ? form.expected : '?';
+    // More entries died (or some were retried) since the page stated the count: ask again.
+    const dead = (await source.store.stats(source.clock.now())).dead;
+    if (stated !== '?' && Number(stated) !== dead) {
+      return page(c, confirmRetryDeadPage({ ...frameOf(c), flash: `The count changed since that page: ${dead} dead now.` }, dead), 409);
+    }
+    const count = await inbox.retryDead();
     await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
     return redirect(`/?done=retry-dead&n=${count}`);
   });

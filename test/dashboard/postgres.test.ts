@@ -45,6 +45,13 @@ it('retries the dead entry from its form and records it in the action log', asyn
   const overview = await get('/', cookie);
   cookie = `${cookie}; ${cookiesOf(overview)}`;
   const csrf = csrfOf(await overview.text());
+  // A confirmation that stated another count is asked again, and nothing is retried.
+  const stale = await dashboard.fetch(
+    new Request('http://dash.test/retry-dead', { method: 'POST', body: `csrf=${encodeURIComponent(csrf)}&expected=5`, headers: { cookie, origin: 'http://dash.test', 'content-type': 'application/x-www-form-urlencoded' } }),
+  );
+  expect(stale.status).toBe(409);
+  expect(await stale.text()).toContain('1 dead now');
+  expect((await inbox.stats()).dead).toBe(1);
   const response = await dashboard.fetch(
     new Request('http://dash.test/retry-dead', { method: 'POST', body: `csrf=${encodeURIComponent(csrf)}&expected=1`, headers: { cookie, origin: 'http://dash.test', 'content-type': 'application/x-www-form-urlencoded' } }),
   );
