@@ -9,7 +9,7 @@ import { createDashboard, type DashboardOptions } from 'integration-sdk/dashboar
 export function createApp(options: Omit<DashboardOptions, 'basePath'>): Express {
   const app = express();
   const dashboard = createDashboard({ ...options, basePath: '/integration' });
-  // Mount it before any body parser for this path: the dashboard reads its own forms.
+  // The dashboard reads its own forms (a global express.urlencoded() before it is fine too).
   app.use('/integration', dashboard.node);
   app.get('/', (_request, response) => void response.send('Your app; the dashboard is at /integration/'));
   return app;

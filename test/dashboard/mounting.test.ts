@@ -46,3 +46,27 @@ it('works on node:http whether the server hands over the full path or the part u
     await server.close();
   }
 });
+
+it('takes a form that express.urlencoded() already read', async () => {
+  const express = (await import('express')).default;
+  const app = express();
+  app.use(express.urlencoded({ extended: false }));
+  app.use('/ops', dashboard.node);
+  const server = await listen(app);
+  try {
+    const signIn = await fetch(`${server.url}/ops/?token=${TOKEN}`, { redirect: 'manual' });
+    let cookie = cookiesOf(signIn);
+    const page = await fetch(`${server.url}/ops/`, { headers: { cookie } });
+    cookie = `${cookie}; ${cookiesOf(page)}`;
+    const purge = await fetch(`${server.url}/ops/purge`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: `days=2&csrf=${encodeURIComponent(csrfOf(await page.text()))}`,
+      headers: { cookie, origin: server.url, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(purge.status).toBe(303);
+    expect(purge.headers.get('location')).toBe('/ops/?done=purged&n=0');
+  } finally {
+    await server.close();
+  }
+});
