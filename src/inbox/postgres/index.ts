@@ -95,8 +95,16 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS external_order_id TEXT`);
     if (rowCount === 0) {
       // A table an earlier version wrote: the references of the entries that still have a payload.
-      await client.query(`UPDATE ${table} SET display_number = payload::jsonb #>> '{data,display_number}', external_order_id = payload::jsonb #>> '{data,external_order_id}'
-        WHERE order_id IS NOT NULL AND payload IS NOT NULL AND payload LIKE '{%'`);
+      // Stored payloads are verified JSON; should one not parse, the fill is skipped rather than
+      // failing the migration (those entries stay findable by delivery and order id).
+      await client.query('SAVEPOINT fill_references');
+      try {
+        await client.query(`UPDATE ${table} SET display_number = payload::jsonb #>> '{data,display_number}', external_order_id = payload::jsonb #>> '{data,external_order_id}'
+          WHERE order_id IS NOT NULL AND payload IS NOT NULL`);
+        await client.query('RELEASE SAVEPOINT fill_references');
+      } catch {
+        await client.query('ROLLBACK TO SAVEPOINT fill_references');
+      }
     }
     await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_received ON ${table} (received_at, delivery_id)`);
     await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON ${table} (status, received_at, delivery_id)`);

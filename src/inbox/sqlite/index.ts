@@ -44,9 +44,6 @@ CREATE INDEX IF NOT EXISTS inbox_entries_order ON inbox_entries (order_id, ts, s
 CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, finished_at);
 `;
 
-// The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
-// lease expired and once for due pending ones: each walks its index in order and stops at :limit,
-// where one query with an OR would test every runnable row on each claim.
 // What the dashboard reads: the order's references (filled at insert, so an order stays findable
 // after retention clears its payload), indexes for newest-first pages per status and per event and
 // for the hourly buckets, the workers' heartbeats and the operators' action log.
@@ -60,22 +57,28 @@ CREATE TABLE IF NOT EXISTS inbox_workers (worker_id TEXT PRIMARY KEY, seen_at IN
 CREATE TABLE IF NOT EXISTS inbox_actions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL);
 `;
 
+// One transaction: a second process migrating at the same time waits, then finds the columns.
 function migrateDashboard(database: Database): void {
-  const columns = database.prepare('PRAGMA table_info(inbox_entries)').all() as { name: string }[];
-  const fresh = !columns.some((column) => column.name === 'display_number');
-  addSqliteColumn(database, 'inbox_entries', 'display_number', 'TEXT');
-  addSqliteColumn(database, 'inbox_entries', 'external_order_id', 'TEXT');
-  // A database an earlier version wrote: the references of the entries that still have a payload.
-  if (fresh) {
-    database.exec(`UPDATE inbox_entries SET display_number = json_extract(payload, '$.data.display_number'),
-      external_order_id = json_extract(payload, '$.data.external_order_id')
-      WHERE order_id IS NOT NULL AND payload IS NOT NULL AND json_valid(payload)`);
-  }
-  database.exec(DASHBOARD_SCHEMA);
+  sqliteTransaction(database, () => {
+    const columns = database.prepare('PRAGMA table_info(inbox_entries)').all() as { name: string }[];
+    const fresh = !columns.some((column) => column.name === 'display_number');
+    addSqliteColumn(database, 'inbox_entries', 'display_number', 'TEXT');
+    addSqliteColumn(database, 'inbox_entries', 'external_order_id', 'TEXT');
+    // A database an earlier version wrote: the references of the entries that still have a payload.
+    if (fresh) {
+      database.exec(`UPDATE inbox_entries SET display_number = json_extract(payload, '$.data.display_number'),
+        external_order_id = json_extract(payload, '$.data.external_order_id')
+        WHERE order_id IS NOT NULL AND payload IS NOT NULL AND json_valid(payload)`);
+    }
+    database.exec(DASHBOARD_SCHEMA);
+  });
 }
 
 const DAY_MS = 86_400_000;
 
+// The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
+// lease expired and once for due pending ones: each walks its index in order and stops at :limit,
+// where one query with an OR would test every runnable row on each claim.
 const claimable = (due: string) => `
 SELECT e.seq FROM inbox_entries e
 WHERE ${due}
