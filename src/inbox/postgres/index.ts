@@ -294,8 +294,10 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async close() {
+      // Wake-ups in flight first: pg's pool, ended while a query waits in its queue for an idle
+      // client, never answers that query, and close() would wait for it forever.
+      while (notifying) await notifying;
       const ended = db.close();
-      await notifying;
       for (const client of listeners) client.release(true);
       listeners.clear();
       await ended;
