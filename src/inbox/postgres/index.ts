@@ -87,13 +87,14 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   // after retention clears its payload), indexes for newest-first pages per status and per event and
   // for the hourly buckets, the workers' heartbeats and the operators' action log.
   async function migrateDashboard(client: PoolClient): Promise<void> {
+    // Only what is missing: ALTER TABLE takes an exclusive lock even when the column is there, and
+    // every process migrates as it starts while others work (4 workers starting at once deadlocked).
     const { rowCount } = await client.query(
       `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'display_number'`,
       [schema],
     );
-    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS display_number TEXT`);
-    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS external_order_id TEXT`);
     if (rowCount === 0) {
+      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS display_number TEXT, ADD COLUMN IF NOT EXISTS external_order_id TEXT`);
       // A table an earlier version wrote: the references of the entries that still have a payload.
       // Stored payloads are verified JSON; should one not parse, the fill is skipped rather than
       // failing the migration (those entries stay findable by delivery and order id).
@@ -106,11 +107,18 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         await client.query('ROLLBACK TO SAVEPOINT fill_references');
       }
     }
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_received ON ${table} (received_at, delivery_id)`);
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON ${table} (status, received_at, delivery_id)`);
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_event_received ON ${table} (event, received_at, delivery_id)`);
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_display_number ON ${table} (display_number) WHERE display_number IS NOT NULL`);
-    await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_external_order ON ${table} (external_order_id) WHERE external_order_id IS NOT NULL`);
+    const indexes: Record<string, string> = {
+      inbox_entries_received: '(received_at, delivery_id)',
+      inbox_entries_status_received: '(status, received_at, delivery_id)',
+      inbox_entries_event_received: '(event, received_at, delivery_id)',
+      inbox_entries_display_number: '(display_number) WHERE display_number IS NOT NULL',
+      inbox_entries_external_order: '(external_order_id) WHERE external_order_id IS NOT NULL',
+    };
+    const existing = await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'inbox_entries'`, [schema]);
+    const present = new Set(existing.rows.map((row) => row.indexname));
+    for (const [name, definition] of Object.entries(indexes)) {
+      if (!present.has(name)) await client.query(`CREATE INDEX IF NOT EXISTS ${name} ON ${table} ${definition}`);
+    }
     await client.query(`CREATE TABLE IF NOT EXISTS "${schema}".inbox_workers (worker_id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL, claimed_at BIGINT)`);
     await client.query(`CREATE TABLE IF NOT EXISTS "${schema}".inbox_actions (seq BIGSERIAL PRIMARY KEY, at BIGINT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL)`);
   }
