@@ -110,10 +110,14 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     const indexes: Record<string, string> = {
       inbox_entries_received: '(received_at, delivery_id)',
       inbox_entries_status_received: '(status, received_at, delivery_id)',
-      inbox_entries_event_received: '(event, received_at, delivery_id)',
+      // Only the rare events: with every event in it, the planner read the claim's "has this order
+      // an order.created" through this index, over all of them, at each claim (2.5× slower work).
+      // The two order events are dense: the received_at index finds a page of them quickly.
+      inbox_entries_rare_event_received: "(event, received_at, delivery_id) WHERE event NOT IN ('order.created', 'order.status_changed')",
       inbox_entries_display_number: '(display_number) WHERE display_number IS NOT NULL',
       inbox_entries_external_order: '(external_order_id) WHERE external_order_id IS NOT NULL',
     };
+    await client.query(`DROP INDEX IF EXISTS "${schema}".inbox_entries_event_received`);
     const existing = await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'inbox_entries'`, [schema]);
     const present = new Set(existing.rows.map((row) => row.indexname));
     for (const [name, definition] of Object.entries(indexes)) {

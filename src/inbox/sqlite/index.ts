@@ -45,12 +45,14 @@ CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, fini
 `;
 
 // What the dashboard reads: the order's references (filled at insert, so an order stays findable
-// after retention clears its payload), indexes for newest-first pages per status and per event and
-// for the hourly buckets, the workers' heartbeats and the operators' action log.
+// after retention clears its payload), indexes for newest-first pages per status and per event (the
+// rare events only: the two order events are dense, and an index over them tempts the claim's
+// planner) and for the hourly buckets, the workers' heartbeats and the operators' action log.
 const DASHBOARD_SCHEMA = `
 CREATE INDEX IF NOT EXISTS inbox_entries_received ON inbox_entries (received_at, delivery_id);
 CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON inbox_entries (status, received_at, delivery_id);
-CREATE INDEX IF NOT EXISTS inbox_entries_event_received ON inbox_entries (event, received_at, delivery_id);
+DROP INDEX IF EXISTS inbox_entries_event_received;
+CREATE INDEX IF NOT EXISTS inbox_entries_rare_event_received ON inbox_entries (event, received_at, delivery_id) WHERE event NOT IN ('order.created', 'order.status_changed');
 CREATE INDEX IF NOT EXISTS inbox_entries_display_number ON inbox_entries (display_number) WHERE display_number IS NOT NULL;
 CREATE INDEX IF NOT EXISTS inbox_entries_external_order ON inbox_entries (external_order_id) WHERE external_order_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS inbox_workers (worker_id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL, claimed_at INTEGER);
