@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { bulkFigure } from './figures/bulk.ts';
 import { cliFigure } from './figures/cli.ts';
+import { dashboardFigure } from './figures/dashboard.ts';
 import { healthFigure } from './figures/health.ts';
 import { inboxFigure } from './figures/inbox.ts';
 import { otelFigure } from './figures/otel.ts';
@@ -18,7 +19,7 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -31,6 +32,7 @@ const FIGURE_IDS = [
   'inbox_receive_postgres_x_floor', 'inbox_received_per_s_postgres', 'inbox_worked_per_s_postgres', 'inbox_worked_per_s_postgres_2', 'inbox_worked_per_s_postgres_4',
   'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
   'cli_100k_time_x_library', 'cli_100k_floor_x_library', 'cli_1gb_rss_x_10mb',
+  'dashboard_1m_sqlite_median_ms', 'dashboard_1m_sqlite_worst_ms', 'dashboard_1m_postgres_median_ms', 'dashboard_1m_postgres_worst_ms',
 ];
 
 function selected(): Figure[] {

@@ -8,6 +8,7 @@ import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
 import { push, type PushOptions } from './push.ts';
+import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
 
@@ -166,6 +167,22 @@ inbox
   .action(run(async (options: InboxReconcileOptions, command: Command) => inboxReconcile(() => clientFrom(connection(command)), options)));
 
 defineSandboxCommand(program.command('sandbox'), run);
+
+program
+  .command('dashboard')
+  .description('serve the operator\'s dashboard over an inbox store, on 127.0.0.1 with a one-time sign-in link')
+  .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
+  .option('--state <location>', 'sync state: a SQLite file or a Postgres URL (the sync panel)')
+  .option('--port <n>', 'TCP port', integer('--port', 0, 65535), 4545)
+  .option('--bind <address>', 'listen address (default 127.0.0.1); another one needs --token-file or DASHBOARD_TOKEN')
+  .option('--token-file <path>', 'read the sign-in token from this file (default: DASHBOARD_TOKEN, else a random one-time token)')
+  .addHelpText('after', '\nExample:\n  integration-sdk dashboard --store ./integration-inbox.db --port 4545')
+  .action(async (options: DashboardCommandOptions, command: Command) => {
+    // Loaded only for this command: the web framework need not slow every other one down.
+    const { runDashboard } = await import('./dashboard.ts');
+    await runDashboard({ ...connection(command), ...options });
+    exitCode = -1; // keeps running until a signal
+  });
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -315,5 +315,115 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
       expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
     });
+
+    dashboardQueriesConformance(() => store, test);
+  });
+}
+
+const HOUR = 3_600_000;
+
+/** The dashboard's queries (optional methods of InboxStore): checked on a store that has them. */
+function dashboardQueriesConformance(current: () => InboxStore, test: ConformanceTestApi): void {
+  const { describe, it, expect } = test;
+  describe('the dashboard queries (optional methods)', () => {
+    let store: InboxStore;
+    test.beforeEach(async () => {
+      store = current();
+    });
+    const order = (n: number, overrides: Partial<NewInboxEntry> = {}) => {
+      const data = { order_id: `order-d${n}`, display_number: `10${n}`, external_order_id: n % 2 === 0 ? `MKT-${n}` : null };
+      return entry({ orderId: data.order_id, payload: JSON.stringify({ event: 'order.created', data }), receivedAt: T0 + n * 1000, ...overrides });
+    };
+
+    it('pages newest first by keyset, filtered by status and event', async () => {
+      if (!store.page) return;
+      const entries = [1, 2, 3, 4, 5].map((n) => order(n, n === 3 ? { event: 'order.status_changed' } : {}));
+      // Two entries received in the same millisecond: the delivery id breaks the tie.
+      entries.push(order(6, { receivedAt: T0 + 5000 }));
+      for (const each of entries) await store.insert(each);
+      const expected = [...entries].sort((a, b) => b.receivedAt - a.receivedAt || (a.deliveryId < b.deliveryId ? 1 : -1)).map((each) => each.deliveryId);
+      const first = await store.page({ limit: 4 });
+      expect(first.map((each) => each.id)).toEqual(expected.slice(0, 4));
+      expect('payload' in first[0]!).toBe(false);
+      const last = first[3]!;
+      const second = await store.page({ limit: 4, before: { receivedAt: last.receivedAt, id: last.id } });
+      expect(second.map((each) => each.id)).toEqual(expected.slice(4));
+      expect((await store.page({ limit: 10, event: 'order.status_changed' })).map((each) => each.id)).toEqual([entries[2]!.deliveryId]);
+      const [claimed] = await store.claim({ workerId: 'w', now: T0 + 10_000, leaseMs: LEASE, limit: 1, orderWaitMs: WAIT });
+      await store.fail(claimed!.id, { workerId: 'w', error: 'Error: no', now: T0 + 10_000, nextAttemptAt: null });
+      expect((await store.page({ limit: 10, status: 'dead' })).map((each) => each.id)).toEqual([claimed!.id]);
+      expect(await store.page({ limit: 10, status: 'dead', event: 'order.status_changed' })).toEqual([]);
+      expect((await store.page({ limit: 10, orderId: 'order-d3' })).map((each) => each.id)).toEqual([entries[2]!.deliveryId]);
+    });
+
+    it('finds an entry by delivery id, order id, display number (with or without #) or external order id, after its payload is gone', async () => {
+      if (!store.page) return;
+      const [a, b] = [order(7), order(8)];
+      await store.insert(a);
+      await store.insert({ ...b, displayNumber: '108', externalOrderId: 'MKT-8' });
+      await store.claim({ workerId: 'w', now: T0 + 10_000, leaseMs: LEASE, limit: 2, orderWaitMs: WAIT });
+      await store.complete(a.deliveryId, 'w', T0 + 10_000);
+      await store.purge({ status: 'done', finishedBefore: T0 + 20_000, what: 'payload' });
+      const ids = async (search: string) => (await store.page!({ limit: 10, search })).map((each) => each.id);
+      expect(await ids(a.deliveryId)).toEqual([a.deliveryId]);
+      expect(await ids('order-d7')).toEqual([a.deliveryId]);
+      expect(await ids('107')).toEqual([a.deliveryId]);
+      expect(await ids('#107')).toEqual([a.deliveryId]);
+      expect(await ids('MKT-8')).toEqual([b.deliveryId]);
+      expect(await ids('nothing-like-it')).toEqual([]);
+      const [found] = await store.page({ limit: 1, search: '108' });
+      expect(found).toMatchObject({ id: b.deliveryId, displayNumber: '108', externalOrderId: 'MKT-8' });
+    });
+
+    it('counts received, done and dead entries per time bucket', async () => {
+      if (!store.activity) return;
+      const [a, b, c] = [entry({ receivedAt: T0 + 10 }), entry({ receivedAt: T0 + HOUR + 10 }), entry({ receivedAt: T0 + HOUR + 20 })];
+      const old = entry({ receivedAt: T0 - HOUR });
+      for (const each of [a, b, c, old]) await store.insert(each);
+      await store.claim({ workerId: 'w', now: T0 + 2 * HOUR, leaseMs: LEASE, limit: 10, orderWaitMs: WAIT });
+      await store.complete(a.deliveryId, 'w', T0 + 2 * HOUR + 5);
+      await store.complete(b.deliveryId, 'w', T0 + 2 * HOUR + 6);
+      await store.fail(c.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + HOUR + 30, nextAttemptAt: null });
+      expect(await store.activity({ since: T0, until: T0 + 3 * HOUR, bucketMs: HOUR })).toEqual([
+        { start: T0, received: 1, done: 0, dead: 0 },
+        { start: T0 + HOUR, received: 2, done: 0, dead: 1 },
+        { start: T0 + 2 * HOUR, received: 0, done: 2, dead: 0 },
+      ]);
+      expect(await store.activity({ since: T0 + HOUR, until: T0 + 2 * HOUR, bucketMs: HOUR })).toEqual([{ start: T0 + HOUR, received: 2, done: 0, dead: 1 }]);
+    });
+
+    it('tells which delivery ids it holds', async () => {
+      if (!store.has) return;
+      const [a, b] = [entry(), entry()];
+      await store.insert(a);
+      await store.insert(b);
+      const found = await store.has([a.deliveryId, 'not-there', b.deliveryId]);
+      expect([...found].sort()).toEqual([a.deliveryId, b.deliveryId].sort());
+      expect((await store.has([])).size).toBe(0);
+    });
+
+    it("keeps the workers' last signs of life, and forgets a worker silent for a day", async () => {
+      if (!store.heartbeat || !store.workers) return;
+      await store.heartbeat({ workerId: 'a', now: T0, claimed: true });
+      await store.heartbeat({ workerId: 'a', now: T0 + 10_000, claimed: false });
+      await store.heartbeat({ workerId: 'b', now: T0 + 5000, claimed: false });
+      expect(await store.workers()).toEqual([
+        { workerId: 'a', seenAt: T0 + 10_000, claimedAt: T0 },
+        { workerId: 'b', seenAt: T0 + 5000, claimedAt: null },
+      ]);
+      await store.heartbeat({ workerId: 'b', now: T0 + 86_400_000 + 20_000, claimed: false });
+      expect((await store.workers()).map((worker) => worker.workerId)).toEqual(['b']);
+    });
+
+    it('records the action log and lists it newest first', async () => {
+      if (!store.recordAction || !store.actions) return;
+      await store.recordAction({ at: T0, actor: 'ops', action: 'retry', detail: 'delivery 1' });
+      await store.recordAction({ at: T0 + 1, actor: 'token', action: 'purge', detail: '3 dead entries older than 7 days' });
+      expect(await store.actions(10)).toEqual([
+        { at: T0 + 1, actor: 'token', action: 'purge', detail: '3 dead entries older than 7 days' },
+        { at: T0, actor: 'ops', action: 'retry', detail: 'delivery 1' },
+      ]);
+      expect(await store.actions(1)).toHaveLength(1);
+    });
   });
 }

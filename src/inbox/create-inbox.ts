@@ -297,5 +297,22 @@ export function createInbox(options: InboxOptions): Inbox {
   };
   // integration-sdk/otel reports the pending and dead gauges of every open inbox.
   const unregister = registerOpenInbox({ store, inbox });
+  // The dashboard reads the store's own queries (pages, buckets, the action log) through this.
+  Object.defineProperty(inbox, INBOX_INTERNALS, { value: { store, ready, clock } satisfies InboxInternals });
   return inbox;
+}
+
+const INBOX_INTERNALS = Symbol.for('integration-sdk.inbox.internals');
+
+/** What integration-sdk/dashboard reads of an inbox besides its public methods. */
+export interface InboxInternals {
+  store: InboxStore;
+  /** Migrates the store once. */
+  ready(): Promise<void>;
+  clock: Clock;
+}
+
+/** The store, migration and clock of an inbox made by {@link createInbox}; `undefined` for anything else. */
+export function inboxInternals(inbox: Inbox): InboxInternals | undefined {
+  return (inbox as unknown as Record<symbol, InboxInternals | undefined>)[INBOX_INTERNALS];
 }

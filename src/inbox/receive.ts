@@ -141,8 +141,9 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     context.event = delivery.event;
     context.deliveryId = delivery.deliveryId;
   }
-  const data = delivery.data as { order_id?: unknown } | null;
+  const data = delivery.data as { order_id?: unknown; display_number?: unknown; external_order_id?: unknown } | null;
   const orderId = typeof data === 'object' && data !== null && typeof data.order_id === 'string' ? data.order_id : null;
+  const text = (value: unknown) => (orderId !== null && typeof value === 'string' ? value : null);
   const { schemaIssues } = delivery;
   const toDead = schemaIssues !== null && options.invalidPayload === 'dead';
   try {
@@ -155,6 +156,8 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
         payload: new TextDecoder().decode(body),
         known: isKnownEventName(delivery.event),
         receivedAt: options.clock.now(),
+        displayNumber: text(data?.display_number),
+        externalOrderId: text(data?.external_order_id),
         ...(schemaIssues !== null && { schemaIssues }),
         ...(toDead && { status: 'dead' as const, lastError: invalidPayloadReason(delivery.event, schemaIssues) }),
       }, { timeoutMs: options.storeTimeoutMs }),

@@ -38,6 +38,13 @@ export interface NewInboxEntry {
    * the payload ({@link orderStatusOf}).
    */
   orderStatus?: string | null;
+  /**
+   * The order's `display_number` and `external_order_id`, kept in columns of their own so that an
+   * order stays findable after retention clears its payload. Left out, the store reads them from
+   * the payload.
+   */
+  displayNumber?: string | null;
+  externalOrderId?: string | null;
 }
 
 /** How long {@link InboxStore.insert} may wait. */
@@ -66,6 +73,10 @@ export interface InboxEntry {
   finishedAt: number | null;
   /** Where its body differs from the SDK's schema (paths, never values); `null` when it matches. */
   schemaIssues: readonly string[] | null;
+  /** The order's human-readable number, when the store lists it (the dashboard's queries do). */
+  displayNumber?: string | null;
+  /** The order's `external_order_id`, when the store lists it. */
+  externalOrderId?: string | null;
 }
 
 /** An entry with its payload: only ever returned when asked for by delivery id, or to a worker. */
@@ -182,7 +193,82 @@ export interface InboxStore {
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile, if one ran. */
   lastReconcile?(): Promise<ReconcileRecord | undefined>;
+
+  // What the dashboard (integration-sdk/dashboard) reads and records. Optional so that a store
+  // written for the inbox alone keeps working; both shipped stores have them, and the conformance
+  // suite checks them on any store that has them.
+
+  /** Entries newest first (by `receivedAt`, then delivery id), filtered, one keyset page at a time. */
+  page?(request: InboxPageRequest): Promise<InboxEntry[]>;
+  /** Entries received and finished (`done`, `dead`) per bucket of `bucketMs` from `since` to `until`. */
+  activity?(request: InboxActivityRequest): Promise<InboxActivityBucket[]>;
+  /** Which of these delivery ids the store holds. */
+  has?(deliveryIds: readonly string[]): Promise<Set<string>>;
+  /** Records that a worker is alive (`claimed`: and took work) at `now`. */
+  heartbeat?(beat: InboxHeartbeat): Promise<void>;
+  /** The workers seen in the last day, most recent first. */
+  workers?(): Promise<InboxWorkerSeen[]>;
+  /** Appends an operator's action to the action log. */
+  recordAction?(action: InboxAction): Promise<void>;
+  /** The action log, newest first. */
+  actions?(limit: number): Promise<InboxAction[]>;
 }
+
+/** A keyset page of {@link InboxStore.page}. */
+export interface InboxPageRequest {
+  status?: InboxEntryStatus;
+  event?: string;
+  /** The events of one order. */
+  orderId?: string;
+  /** An exact delivery id, order id, display number or external order id. */
+  search?: string;
+  /** Entries strictly older than this one (the last row of the previous page). */
+  before?: { receivedAt: number; id: string };
+  limit: number;
+}
+
+/** What {@link InboxStore.activity} counts. */
+export interface InboxActivityRequest {
+  since: number;
+  /** The end of the last bucket (exclusive); at most 10,000 buckets. */
+  until: number;
+  bucketMs: number;
+}
+
+/** One bucket of {@link InboxStore.activity}; buckets with nothing in them may be left out. */
+export interface InboxActivityBucket {
+  /** The bucket's start: `since + k * bucketMs`. */
+  start: number;
+  received: number;
+  done: number;
+  dead: number;
+}
+
+/** A worker's sign of life. */
+export interface InboxHeartbeat {
+  workerId: string;
+  now: number;
+  /** Whether its last claim took work. */
+  claimed: boolean;
+}
+
+/** A worker as {@link InboxStore.workers} lists it. */
+export interface InboxWorkerSeen {
+  workerId: string;
+  seenAt: number;
+  /** When it last took work, if it did in the last day. */
+  claimedAt: number | null;
+}
+
+/** One line of the action log: who did what, when. */
+export interface InboxAction {
+  at: number;
+  /** Who: a user name, or how the request was let in. */
+  actor: string;
+  /** `retry`, `retry-dead`, `purge`, `webhook-test`. */
+  action: string;
+  /** What it touched and how it ended (a delivery id, a count); never personal data. */
+  detail: string;
 
 /**
  * What the inbox knows of one order, kept by `insert` for every order event: the status of its
@@ -342,6 +428,8 @@ export interface InboxRow {
   /** A JSON array of paths, or null. */
   schema_issues: string | null;
   payload?: string | null;
+  display_number?: string | null;
+  external_order_id?: string | null;
 }
 
 /** The columns of {@link InboxRow} but the payload, as the shipped stores select them. */
@@ -374,10 +462,83 @@ export function entryFromRow(row: InboxRow): InboxEntry {
     nextAttemptAt: Number(row.next_attempt_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
     schemaIssues: row.schema_issues === null || row.schema_issues === undefined ? null : (JSON.parse(row.schema_issues) as string[]),
+    ...(row.display_number !== undefined ? { displayNumber: row.display_number, externalOrderId: row.external_order_id ?? null } : {}),
   };
 }
 
 /** The same with its payload. */
 export function entryWithPayloadFromRow(row: InboxRow): InboxEntryWithPayload {
   return { ...entryFromRow(row), payload: row.payload ?? null };
+}
+
+/** The columns the dashboard's lists select: {@link INBOX_COLUMNS} and the order's references. */
+export const PAGE_COLUMNS = `${INBOX_COLUMNS}, display_number, external_order_id`;
+
+// A reference longer than any real one is not kept (the order stays findable by its ids): an
+// indexed column must stay under the ~2.7 KB a Postgres btree entry holds.
+const reference = (value: unknown): string | null => (typeof value === 'string' && value.length <= 200 ? value : null);
+
+/**
+ * The order's references for a new entry: as given, else read from its payload (`data.display_number`,
+ * `data.external_order_id`), so that entries stored by any path can be searched by them.
+ */
+export function orderReferences(entry: NewInboxEntry): { displayNumber: string | null; externalOrderId: string | null } {
+  if (entry.displayNumber !== undefined || entry.externalOrderId !== undefined) {
+    return { displayNumber: reference(entry.displayNumber), externalOrderId: reference(entry.externalOrderId) };
+  }
+  if (entry.orderId === null) return { displayNumber: null, externalOrderId: null };
+  try {
+    const data = (JSON.parse(entry.payload) as { data?: { display_number?: unknown; external_order_id?: unknown } }).data;
+    return { displayNumber: reference(data?.display_number), externalOrderId: reference(data?.external_order_id) };
+  } catch {
+    return { displayNumber: null, externalOrderId: null };
+  }
+}
+
+/**
+ * The SQL of {@link InboxStore.page} for a table of the shipped stores: only the filters asked for,
+ * so that each combination walks its index (received_at, status or event first, then received_at
+ * and delivery id) backwards from the cursor and stops at the limit. `placeholder(n, type)` writes
+ * the n-th parameter in the driver's syntax.
+ */
+export function pageQuery(table: string, request: InboxPageRequest, placeholder: (n: number, type: 'text' | 'bigint') => string): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const param = (value: unknown, type: 'text' | 'bigint' = 'text') => {
+    params.push(value);
+    return placeholder(params.length, type);
+  };
+  const where: string[] = [];
+  if (request.status !== undefined) where.push(`status = ${param(request.status)}`);
+  if (request.event !== undefined) where.push(`event = ${param(request.event)}`);
+  if (request.orderId !== undefined) where.push(`order_id = ${param(request.orderId)}`);
+  if (request.search !== undefined) {
+    const term = request.search.trim();
+    const number = term.replace(/^#/, '');
+    where.push(
+      `(delivery_id = ${param(term)} OR order_id = ${param(term)} OR display_number = ${param(term)} OR display_number = ${param(number)} OR external_order_id = ${param(term)})`,
+    );
+  }
+  if (request.before !== undefined) where.push(`(received_at, delivery_id) < (${param(request.before.receivedAt, 'bigint')}, ${param(request.before.id)})`);
+  const sql = `SELECT ${PAGE_COLUMNS} FROM ${table}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY received_at DESC, delivery_id DESC LIMIT ${param(request.limit, 'bigint')}`;
+  return { sql, params };
+}
+
+/** {@link InboxActivityBucket}s from the rows of the two activity queries of the shipped stores. */
+export function activityOf(
+  since: number,
+  bucketMs: number,
+  received: readonly { b: number | string; n: number | string }[],
+  finished: readonly { status: string; b: number | string; n: number | string }[],
+): InboxActivityBucket[] {
+  const buckets = new Map<number, InboxActivityBucket>();
+  const bucket = (index: number | string) => {
+    const key = Number(index);
+    let found = buckets.get(key);
+    if (!found) buckets.set(key, (found = { start: since + key * bucketMs, received: 0, done: 0, dead: 0 }));
+    return found;
+  };
+  for (const row of received) bucket(row.b).received += Number(row.n);
+  for (const row of finished) if (row.status === 'done' || row.status === 'dead') bucket(row.b)[row.status] += Number(row.n);
+  return [...buckets.values()].sort((a, b) => a.start - b.start);
 }

@@ -151,11 +151,27 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     }
   };
 
+  // A sign of life for the dashboard ("is any worker alive, did one take work lately"), written at
+  // most every 10 s rather than at each poll.
+  let seenAt = -Infinity;
+  let claimedAt = -Infinity;
+  async function heartbeat(claimed: boolean): Promise<void> {
+    const now = clock.now();
+    if (!store.heartbeat || (now - seenAt < 10_000 && (!claimed || now - claimedAt < 10_000))) return;
+    seenAt = now;
+    if (claimed) claimedAt = now;
+    await store.heartbeat({ workerId, now, claimed }).catch((error: unknown) => {
+      // A beat still in flight as the inbox closes its store is not worth an error.
+      if (!stopping) report(error);
+    });
+  }
+
   async function loop(): Promise<void> {
     let subscribed = false;
     while (!stopping) {
       const free = concurrency - running.size;
       let claimed: InboxEntryWithPayload[] = [];
+      let reached = true;
       if (free > 0) {
         try {
           // Inside the loop: a store that is down as the worker starts is tried again at each poll.
@@ -167,9 +183,12 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
           await deps.retention();
           claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
         } catch (error) {
+          reached = false;
           report(error);
         }
       }
+      // Not awaited: a wake-up signalled while the loop is not waiting would be lost.
+      if (reached) void heartbeat(claimed.length > 0);
       for (const entry of claimed) {
         const run = runEntry(entry).finally(() => {
           running.delete(run);

@@ -4,9 +4,9 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { backfillOrderStates, coverKeyOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderStateFromRow, orderStatusOf, statsOf, tracksOrder } from '../store.ts';
+import { backfillOrderStates, coverKeyOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -44,6 +44,40 @@ CREATE INDEX IF NOT EXISTS inbox_entries_leased ON inbox_entries (status, lease_
 CREATE INDEX IF NOT EXISTS inbox_entries_order ON inbox_entries (order_id, ts, seq);
 CREATE INDEX IF NOT EXISTS inbox_entries_finished ON inbox_entries (status, finished_at);
 `;
+
+// What the dashboard reads: the order's references (filled at insert, so an order stays findable
+// after retention clears its payload), indexes for newest-first pages per status and per event (the
+// rare events only: the two order events are dense, and an index over them tempts the claim's
+// planner) and for the hourly buckets, the workers' heartbeats and the operators' action log.
+const DASHBOARD_SCHEMA = `
+CREATE INDEX IF NOT EXISTS inbox_entries_received ON inbox_entries (received_at, delivery_id);
+CREATE INDEX IF NOT EXISTS inbox_entries_status_received ON inbox_entries (status, received_at, delivery_id);
+DROP INDEX IF EXISTS inbox_entries_event_received;
+CREATE INDEX IF NOT EXISTS inbox_entries_rare_event_received ON inbox_entries (event, received_at, delivery_id) WHERE event NOT IN ('order.created', 'order.status_changed');
+CREATE INDEX IF NOT EXISTS inbox_entries_display_number ON inbox_entries (display_number) WHERE display_number IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbox_entries_external_order ON inbox_entries (external_order_id) WHERE external_order_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS inbox_workers (worker_id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL, claimed_at INTEGER);
+CREATE TABLE IF NOT EXISTS inbox_actions (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL);
+`;
+
+// One transaction: a second process migrating at the same time waits, then finds the columns.
+function migrateDashboard(database: Database): void {
+  sqliteTransaction(database, () => {
+    const columns = database.prepare('PRAGMA table_info(inbox_entries)').all() as { name: string }[];
+    const fresh = !columns.some((column) => column.name === 'display_number');
+    addSqliteColumn(database, 'inbox_entries', 'display_number', 'TEXT');
+    addSqliteColumn(database, 'inbox_entries', 'external_order_id', 'TEXT');
+    // A database an earlier version wrote: the references of the entries that still have a payload.
+    if (fresh) {
+      database.exec(`UPDATE inbox_entries SET display_number = json_extract(payload, '$.data.display_number'),
+        external_order_id = json_extract(payload, '$.data.external_order_id')
+        WHERE order_id IS NOT NULL AND payload IS NOT NULL AND json_valid(payload)`);
+    }
+    database.exec(DASHBOARD_SCHEMA);
+  });
+}
+
+const DAY_MS = 86_400_000;
 
 // The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
 // lease expired and once for due pending ones: each walks its index in order and stops at :limit,
@@ -185,6 +219,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
       database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
       migrateReconcile(database);
+      migrateDashboard(database);
     }, deadlineMs);
     migrated = true;
   }
@@ -217,12 +252,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
 
     insert: (entry: NewInboxEntry, insertOptions?: InsertOptions) =>
       durable((database) => withOrderState(database, entry, () => {
+        const references = orderReferences(entry);
         const result = database
           .prepare(
-            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at, display_number, external_order_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
           )
-          .run(...newEntryValues(entry));
+          .run(...newEntryValues(entry), references.displayNumber, references.externalOrderId);
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
       }), insertOptions?.timeoutMs),
 
@@ -380,6 +416,71 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       durable((database) => {
         const row = database.prepare(`SELECT ran_at, missed FROM inbox_reconcile_runs WHERE id = 1`).get() as { ran_at: number; missed: string } | undefined;
         return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
+      }),
+
+    page: (request) =>
+      durable((database) => {
+        const { sql, params } = pageQuery('inbox_entries', request, () => '?');
+        return (database.prepare(sql).all(...params) as Row[]).map(toEntry);
+      }),
+
+    // One range count per bucket: each walks its index range and stops, where a GROUP BY over the
+    // bucket expression would sort every row of the week (0.5 s against 0.2 s at a million entries).
+    activity: ({ since, until, bucketMs }) =>
+      durable((database) => {
+        const received = database.prepare('SELECT COUNT(*) AS n FROM inbox_entries WHERE received_at >= ? AND received_at < ?');
+        const finished = database.prepare('SELECT COUNT(*) AS n FROM inbox_entries WHERE status = ? AND finished_at >= ? AND finished_at < ?');
+        const buckets: InboxActivityBucket[] = [];
+        for (let start = since; start < until && buckets.length < 10_000; start += bucketMs) {
+          const end = start + bucketMs;
+          const count = (row: unknown) => Number((row as { n: number }).n);
+          const bucket = { start, received: count(received.get(start, end)), done: count(finished.get('done', start, end)), dead: count(finished.get('dead', start, end)) };
+          if (bucket.received + bucket.done + bucket.dead > 0) buckets.push(bucket);
+        }
+        return buckets;
+      }),
+
+    has: (deliveryIds) =>
+      durable((database) => {
+        const found = new Set<string>();
+        for (let start = 0; start < deliveryIds.length; start += 200) {
+          const chunk = deliveryIds.slice(start, start + 200);
+          const rows = database.prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as { delivery_id: string }[];
+          for (const row of rows) found.add(row.delivery_id);
+        }
+        return found;
+      }),
+
+    heartbeat: ({ workerId, now, claimed }) =>
+      relaxed((database) => {
+        database
+          .prepare(
+            `INSERT INTO inbox_workers (worker_id, seen_at, claimed_at) VALUES (?, ?, ?)
+             ON CONFLICT (worker_id) DO UPDATE SET seen_at = excluded.seen_at, claimed_at = COALESCE(excluded.claimed_at, inbox_workers.claimed_at)`,
+          )
+          .run(workerId, now, claimed ? now : null);
+        database.prepare('DELETE FROM inbox_workers WHERE seen_at < ?').run(now - DAY_MS);
+      }),
+
+    workers: () =>
+      durable((database) => {
+        const rows = database.prepare('SELECT worker_id, seen_at, claimed_at FROM inbox_workers ORDER BY seen_at DESC LIMIT 100').all() as {
+          worker_id: string;
+          seen_at: number;
+          claimed_at: number | null;
+        }[];
+        return rows.map((row) => ({ workerId: row.worker_id, seenAt: Number(row.seen_at), claimedAt: row.claimed_at === null ? null : Number(row.claimed_at) }));
+      }),
+
+    recordAction: (action: InboxAction) =>
+      durable((database) => {
+        database.prepare('INSERT INTO inbox_actions (at, actor, action, detail) VALUES (?, ?, ?, ?)').run(action.at, action.actor, action.action, action.detail);
+      }),
+
+    actions: (limit) =>
+      durable((database) => {
+        const rows = database.prepare('SELECT at, actor, action, detail FROM inbox_actions ORDER BY seq DESC LIMIT ?').all(limit) as InboxAction[];
+        return rows.map((row) => ({ at: Number(row.at), actor: row.actor, action: row.action, detail: row.detail }));
       }),
   };
 }

@@ -1,0 +1,106 @@
+// `integration-sdk dashboard`: the operator's dashboard over an inbox store, on 127.0.0.1 by
+// default with a random one-time token in the printed URL (as notebook servers do). Listening on
+// another address needs a token the operator chose (--token-file or DASHBOARD_TOKEN): a random one
+// printed to a terminal is fine on loopback, not for a network.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createDashboard, type DashboardSync } from '../dashboard/index.ts';
+import { createInbox } from '../inbox/index.ts';
+import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
+import { openStore, storeLocation } from './inbox-store.ts';
+
+/** Options of `integration-sdk dashboard`. */
+export interface DashboardCommandOptions extends ConnectionOptions {
+  store?: string;
+  state?: string;
+  port: number;
+  bind?: string;
+  tokenFile?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function chosenToken(options: DashboardCommandOptions): string | undefined {
+  if (options.tokenFile !== undefined) {
+    let token: string;
+    try {
+      token = readFileSync(options.tokenFile, 'utf8').trim();
+    } catch {
+      throw new UsageError(`Cannot read the token file ${options.tokenFile}: check the path and its permissions.`);
+    }
+    if (token.length < 16) throw new UsageError(`The token in ${options.tokenFile} is shorter than 16 characters: use a long random one.`);
+    return token;
+  }
+  const fromEnv = process.env.DASHBOARD_TOKEN?.trim();
+  if (fromEnv !== undefined && fromEnv !== '') {
+    if (fromEnv.length < 16) throw new UsageError('DASHBOARD_TOKEN is shorter than 16 characters: use a long random one.');
+    return fromEnv;
+  }
+  return undefined;
+}
+
+type SyncModule = { createSync?: (options: { client: unknown; state: unknown }) => DashboardSync };
+type StateModule = { sqliteSyncState?: (options: { path: string }) => unknown; postgresSyncState?: (options: { connectionString: string }) => unknown };
+
+/**
+ * The sync of `--state` for the Sync panel, when this build has `integration-sdk/sync` (createSync
+ * needs the client, for the key's scope); otherwise says why there is no panel.
+ */
+async function openSync(location: string, client: unknown): Promise<DashboardSync | undefined> {
+  const postgres = /^postgres(ql)?:\/\//.test(location);
+  const [sync, state] = (await Promise.all([
+    import('../sync/index.ts'),
+    postgres ? import('../sync/postgres/index.ts') : import('../sync/sqlite/index.ts'),
+  ])) as unknown as [SyncModule, StateModule];
+  const open = postgres ? state.postgresSyncState && (() => state.postgresSyncState!({ connectionString: location })) : state.sqliteSyncState && (() => state.sqliteSyncState!({ path: location }));
+  if (typeof sync.createSync !== 'function' || !open) {
+    console.log('The sync panel is not available in this build (integration-sdk/sync has no createSync yet): --state is ignored.');
+    return undefined;
+  }
+  if (!client) throw new UsageError('--state needs the service key (INTEGRATION_API_KEY and INTEGRATION_BASE_URL): the sync state is kept per key scope.');
+  return sync.createSync({ client, state: open() });
+}
+
+/** Serves the dashboard until SIGINT or SIGTERM. */
+export async function runDashboard(options: DashboardCommandOptions): Promise<void> {
+  const host = options.bind ?? '127.0.0.1';
+  const chosen = chosenToken(options);
+  if (!LOOPBACK.has(host) && chosen === undefined) {
+    throw new UsageError(`--bind ${host} exposes the dashboard beyond this machine: give it a token of your own with --token-file <path> or DASHBOARD_TOKEN.`);
+  }
+  const store = await openStore(storeLocation(options.store));
+  // The dashboard reads and retries through the store; it receives no deliveries, so the inbox's
+  // webhook secret is never used here.
+  const inbox = createInbox({ secret: `whsec_unused_${randomBytes(16).toString('hex')}`, store });
+  const hasKey = options.apiKeyFile !== undefined || Boolean(process.env.INTEGRATION_API_KEY);
+  const client = hasKey ? clientFrom(options) : undefined;
+  const sync = options.state === undefined ? undefined : await openSync(options.state, client);
+  const token = chosen ?? randomBytes(24).toString('base64url');
+  const dashboard = createDashboard({ inbox, client, sync, auth: { token } });
+  const server = createServer(dashboard.node);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new UsageError(error.code === 'EADDRINUSE' ? `Port ${options.port} on ${host} is in use: pick another with --port.` : `Cannot listen on ${host}:${options.port} (${error.code ?? error.message}).`)),
+    );
+    server.listen(options.port, host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  if (chosen === undefined) {
+    console.log(`Dashboard on ${url}\nOpen it with this one-time link (it signs you in and leaves the address bar):\n  ${url}?token=${token}`);
+  } else {
+    console.log(`Dashboard on ${url}\nSign in once with ${url}?token=<your token> (from ${options.tokenFile ?? 'DASHBOARD_TOKEN'}).`);
+  }
+  console.log(client ? 'Service panel: on (INTEGRATION_API_KEY).' : 'Service panel: off (set INTEGRATION_API_KEY and INTEGRATION_BASE_URL to see the endpoints and missed deliveries).');
+  console.log('Ctrl-C to stop.');
+  const stop = (signal: string) => {
+    console.log(`\n${signal}: stopping the dashboard.`);
+    server.closeAllConnections();
+    server.close();
+    void Promise.all([inbox.close(), (sync as { close?: () => Promise<void> } | undefined)?.close?.()]).then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,122 @@
+// Who may see the dashboard and act on it: a token (first visit by `?token=`, then an HttpOnly
+// cookie), HTTP Basic, or the user's own `authorize`; and the CSRF tokens of the action forms.
+// Secrets are compared as SHA-256 digests with timingSafeEqual: constant time whatever their lengths.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConfigurationError } from '../errors/integration-error.ts';
+
+/** What a request asks to do: `view` for every read, else the action's name. */
+export type DashboardAction = 'view' | 'retry' | 'retry-dead' | 'purge' | 'webhook-test';
+
+/** How the dashboard lets people in (one of three). */
+export type DashboardAuth =
+  | { token: string }
+  | { basic: { username: string; password: string } }
+  | { authorize: (request: Request, action: DashboardAction) => boolean | Promise<boolean> };
+
+/** The outcome of checking a request. */
+export type AuthResult =
+  | { ok: true; actor: string; setCookie?: string; redirectTo?: string }
+  | { ok: false; status: 401 | 403; challenge?: string };
+
+export const SESSION_COOKIE = 'integration_dashboard_session';
+export const CSRF_COOKIE = 'integration_dashboard_csrf';
+const SESSION_HOURS = 12;
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+/** Constant-time equality of two strings of any lengths. */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+export function cookieOf(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+export function isHttps(request: Request): boolean {
+  return new URL(request.url).protocol === 'https:' || request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
+}
+
+export function cookieHeader(request: Request, name: string, value: string, path: string, maxAgeSeconds: number): string {
+  return `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${isHttps(request) ? '; Secure' : ''}`;
+}
+
+/** Checks the `auth` option at construction and returns the request check and a CSRF key. */
+export function createAuth(auth: DashboardAuth | undefined, cookiePath: string) {
+  if (!auth || typeof auth !== 'object') {
+    throw new ConfigurationError(
+      'createDashboard needs { auth }: { token }, { basic: { username, password } } or { authorize(request, action) }. The dashboard is never open without one.',
+    );
+  }
+  let check: (request: Request, action: DashboardAction) => Promise<AuthResult>;
+  // Derived from the secret where there is one, so that every process serving the dashboard
+  // accepts the forms of the others; random (per process) with `authorize`.
+  let csrfKey: Buffer;
+  if ('token' in auth) {
+    const token = auth.token;
+    if (typeof token !== 'string' || token === '') throw new ConfigurationError('createDashboard: auth.token must be a non-empty string (a random one of 32 characters or more).');
+    // The cookie holds a value derived from the token, never the token itself.
+    const session = createHmac('sha256', token).update('integration-sdk dashboard session v1').digest('base64url');
+    csrfKey = createHmac('sha256', token).update('integration-sdk dashboard csrf v1').digest();
+    check = async (request) => {
+      const url = new URL(request.url);
+      const offered = url.searchParams.get('token');
+      if (offered !== null && request.method === 'GET') {
+        if (!sameSecret(offered, token)) return { ok: false, status: 401 };
+        url.searchParams.delete('token');
+        return {
+          ok: true,
+          actor: 'token',
+          setCookie: cookieHeader(request, SESSION_COOKIE, session, cookiePath, SESSION_HOURS * 3600),
+          redirectTo: `${url.pathname}${url.search}`,
+        };
+      }
+      const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      if (bearer !== undefined) return sameSecret(bearer, token) ? { ok: true, actor: 'token' } : { ok: false, status: 401 };
+      const cookie = cookieOf(request, SESSION_COOKIE);
+      return cookie !== undefined && sameSecret(cookie, session) ? { ok: true, actor: 'token' } : { ok: false, status: 401 };
+    };
+  } else if ('basic' in auth) {
+    const { username, password } = auth.basic ?? ({} as { username?: string; password?: string });
+    if (typeof username !== 'string' || username === '' || typeof password !== 'string' || password === '') {
+      throw new ConfigurationError('createDashboard: auth.basic needs a non-empty username and password.');
+    }
+    csrfKey = createHmac('sha256', password).update(`integration-sdk dashboard csrf v1:${username}`).digest();
+    const challenge = 'Basic realm="integration-sdk dashboard", charset="UTF-8"';
+    check = async (request) => {
+      const encoded = /^Basic\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+      const decoded = encoded === undefined ? '' : Buffer.from(encoded, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      const [user, pass] = colon < 0 ? ['', ''] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
+      // Both compared every time: the answer tells nothing about which part was wrong.
+      const userOk = sameSecret(user, username);
+      const passOk = sameSecret(pass, password);
+      return userOk && passOk ? { ok: true, actor: username } : { ok: false, status: 401, challenge };
+    };
+  } else if ('authorize' in auth && typeof auth.authorize === 'function') {
+    const authorize = auth.authorize;
+    csrfKey = randomBytes(32);
+    check = async (request, action) => {
+      let allowed = false;
+      try {
+        allowed = (await authorize(request, action)) === true;
+      } catch {
+        allowed = false;
+      }
+      if (allowed) return { ok: true, actor: 'authorize' };
+      return { ok: false, status: action === 'view' ? 401 : 403 };
+    };
+  } else {
+    throw new ConfigurationError('createDashboard: auth must be { token }, { basic: { username, password } } or { authorize(request, action) }.');
+  }
+
+  return {
+    check,
+    /** The form token for the CSRF cookie `nonce`. */
+    csrfToken: (nonce: string) => createHmac('sha256', csrfKey).update(nonce).digest('base64url'),
+    newNonce: () => randomBytes(24).toString('base64url'),
+  };
+}

@@ -1,0 +1,412 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import { ConfigurationError } from '../errors/integration-error.ts';
+import type { Inbox } from '../inbox/create-inbox.ts';
+import type { InboxEntryStatus } from '../inbox/store.ts';
+import { createAuth, CSRF_COOKIE, cookieHeader, cookieOf, sameSecret, type DashboardAction, type DashboardAuth } from './auth.ts';
+import {
+  createActivityReader,
+  csvField,
+  weekStart,
+  describeError,
+  readEntries,
+  readOverview,
+  readService,
+  readSyncRuns,
+  readTimeline,
+  STATUSES,
+  storeOf,
+  type DashboardClient,
+  type DashboardSync,
+  type EntriesQuery,
+} from './data.ts';
+import { payloadForDisplay } from './personal-data.ts';
+import { confirmRetryDeadPage, entriesPage, entryPage, messagePage, overviewPage, servicePage, syncPage, type PageFrame } from './pages.ts';
+import { STYLESHEET } from './style.ts';
+
+/** Options of {@link createDashboard}. */
+export interface DashboardOptions {
+  /** The inbox to show, from `createInbox` (required). */
+  inbox: Inbox;
+  /** An `IntegrationClient`: adds the key's health, the webhook endpoints and their deliveries. */
+  client?: DashboardClient;
+  /** A sync from `createSync`: adds its run history and each run's rejected items as CSV. */
+  sync?: DashboardSync;
+  /**
+   * Who may look and act (required; the dashboard is never open): `{ token }` (the first visit
+   * opens `?token=…`, which sets an HttpOnly cookie; scripts send `Authorization: Bearer …`),
+   * `{ basic: { username, password } }`, or `{ authorize(request, action) }` with `action` one of
+   * `view`, `retry`, `retry-dead`, `purge`, `webhook-test`.
+   */
+  auth: DashboardAuth;
+  /** No action buttons, and the action routes answer 403. @default false */
+  readOnly?: boolean;
+  /** Show customers' names, phones, e-mails and addresses unmasked. @default false */
+  showPersonalData?: boolean;
+  /** Where it is mounted, e.g. `/integration`. @default '' (the root) */
+  basePath?: string;
+}
+
+/** The dashboard's handlers: {@link createDashboard}. */
+export interface Dashboard {
+  /** A Fetch handler (Hono, Next.js route handlers, Bun, Deno). */
+  fetch(request: Request): Promise<Response>;
+  /** A node:http / Express listener. */
+  node(request: IncomingMessage, response: ServerResponse): void;
+}
+
+type Env = { Variables: { actor: string; csrf: string; setCsrfCookie?: string } };
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_SIZE = 50;
+
+function normaliseBasePath(basePath: unknown): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  if (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+\/?$/.test(basePath)) {
+    throw new ConfigurationError("createDashboard: basePath must be a path such as '/integration' (letters, digits, '.', '_', '~', '-').");
+  }
+  return basePath.replace(/\/$/, '');
+}
+
+const FLASHES: Record<string, (n: number) => string> = {
+  retried: () => 'The entry is back to pending: a worker will run it again.',
+  'not-retried': () => 'That entry could not be retried: only dead and done entries can.',
+  'retry-dead': (n) => `${n} dead ${n === 1 ? 'entry is' : 'entries are'} back to pending.`,
+  purged: (n) => `${n} dead ${n === 1 ? 'entry was' : 'entries were'} deleted.`,
+  tested: () => 'The service accepted a test delivery for that endpoint.',
+  'test-failed': () => 'The test delivery could not be sent: see the action log.',
+};
+
+/**
+ * The operator's dashboard: a web page over the inbox (counts, activity, entries with search, each
+ * entry with its order's events), the service (key health, endpoints, missed deliveries) and the
+ * sync history, with retry and purge buttons. Server-rendered HTML, no script, strict CSP; closed
+ * without `auth`; personal data masked unless `showPersonalData`.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createDashboard } from 'integration-sdk/dashboard';
+ *
+ * const dashboard = createDashboard({ inbox, client, auth: { token: process.env.DASHBOARD_TOKEN! }, basePath: '/integration' });
+ * express().use('/integration', dashboard.node).listen(3000);
+ * // open http://localhost:3000/integration/?token=<DASHBOARD_TOKEN> once; a cookie keeps you in
+ * ```
+ */
+export function createDashboard(options: DashboardOptions): Dashboard {
+  if (!options || typeof options !== 'object') throw new ConfigurationError('createDashboard needs { inbox, auth }.');
+  const base = normaliseBasePath(options.basePath);
+  const auth = createAuth(options.auth, base === '' ? '/' : base);
+  const source = storeOf(options.inbox);
+  const { inbox, client, sync } = options;
+  if (client !== undefined && (typeof client?.health !== 'function' || typeof client?.webhooks?.list !== 'function')) {
+    throw new ConfigurationError('createDashboard: client must be an IntegrationClient.');
+  }
+  if (sync !== undefined && (typeof sync?.runs !== 'function' || typeof sync?.runErrors !== 'function')) {
+    throw new ConfigurationError('createDashboard: sync must come from createSync (with runs() and runErrors()).');
+  }
+  const readOnly = options.readOnly === true;
+  const activity = createActivityReader(source);
+  // The week's buckets are counted once, from now, rather than on the first operator's page load.
+  void source.ready().then(
+    () => activity.prefetch(source.clock.now(), weekStart(source.clock.now())),
+    () => {},
+  );
+  const showPersonalData = options.showPersonalData === true;
+
+  const app = new Hono<Env>({ strict: false });
+  const routes = base === '' ? app : app.basePath(base);
+
+  // Every answer, errors included: no framing, no referrer, nothing cached, no inline anything.
+  app.use(
+    '*',
+    secureHeaders({
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      crossOriginResourcePolicy: 'same-origin',
+      crossOriginOpenerPolicy: 'same-origin',
+    }),
+  );
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('Content-Security-Policy', CSP);
+    c.res.headers.set('Cache-Control', 'no-store');
+    c.res.headers.set('X-Frame-Options', 'DENY');
+    c.res.headers.set('Referrer-Policy', 'no-referrer');
+  });
+
+  routes.get('/assets/dashboard.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+
+  const frameOf = (c: Context<Env>): PageFrame => {
+    const done = c.req.query('done');
+    const n = Number(c.req.query('n') ?? 0);
+    const flash = done && FLASHES[done] ? FLASHES[done]!(Number.isSafeInteger(n) && n >= 0 ? n : 0) : undefined;
+    return { base, readOnly, hasClient: client !== undefined, hasSync: sync !== undefined, csrf: c.get('csrf'), flash };
+  };
+  const page = async (c: Context<Env>, body: ReturnType<typeof overviewPage>, status: 200 | 400 | 401 | 403 | 404 | 409 | 500 = 200) => {
+    const cookie = c.get('setCsrfCookie');
+    if (cookie) c.header('Set-Cookie', cookie, { append: true });
+    return c.html(await body, status);
+  };
+  const actionOf = (method: string, path: string): DashboardAction => {
+    if (method !== 'POST') return 'view';
+    const local = path.slice(base.length);
+    if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
+    if (/^\/retry-dead\/?$/.test(local)) return 'retry-dead';
+    if (/^\/purge\/?$/.test(local)) return 'purge';
+    if (/^\/service\/test\/?$/.test(local)) return 'webhook-test';
+    return 'view';
+  };
+
+  const authenticate: MiddlewareHandler<Env> = async (c, next) => {
+    const action = actionOf(c.req.method, c.req.path);
+    const result = await auth.check(c.req.raw, action);
+    if (!result.ok) {
+      const title = result.status === 401 ? 'Sign-in required' : 'Not allowed';
+      const message =
+        result.status === 401
+          ? 'This dashboard needs a sign-in. Open it with the link its operator gave you (the one printed when it started), or sign in with your user name and password.'
+          : 'You are signed in, but not allowed to do that.';
+      if ('challenge' in result && result.challenge) c.header('WWW-Authenticate', result.challenge);
+      return c.html(await messagePage(undefined, title, message), result.status);
+    }
+    if (result.redirectTo) {
+      // The token leaves the address bar at once: the cookie carries the session from now on.
+      return new Response(null, { status: 303, headers: { Location: result.redirectTo, 'Set-Cookie': result.setCookie ?? '' } });
+    }
+    const remote = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+    c.set('actor', remote ? `${result.actor} (${remote})` : result.actor);
+    let nonce = cookieOf(c.req.raw, CSRF_COOKIE);
+    if (nonce === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(nonce)) {
+      nonce = auth.newNonce();
+      c.set('setCsrfCookie', cookieHeader(c.req.raw, CSRF_COOKIE, nonce, base === '' ? '/' : base, 12 * 3600));
+    }
+    c.set('csrf', auth.csrfToken(nonce));
+    await next();
+  };
+  routes.use('*', authenticate);
+
+  // Actions: refused in read-only mode, then a same-origin check (Origin or Sec-Fetch-Site), then
+  // the form's CSRF token against the CSRF cookie.
+  const sameOrigin = csrf({
+    origin: (origin, c) => {
+      try {
+        return new URL(origin).host === (c.req.header('host') ?? new URL(c.req.url).host);
+      } catch {
+        return false;
+      }
+    },
+  });
+  const guardAction: MiddlewareHandler<Env> = async (c, next) => {
+    if (readOnly) return page(c, messagePage(frameOf(c), 'Read-only', 'This dashboard is read-only: actions are turned off.'), 403);
+    await sameOrigin(c, async () => {});
+    if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '')) {
+      return page(c, messagePage(frameOf(c), 'Not allowed', 'Actions are sent by the dashboard\'s own forms.'), 403);
+    }
+    const form = await c.req.parseBody();
+    const nonce = cookieOf(c.req.raw, CSRF_COOKIE);
+    const token = typeof form.csrf === 'string' ? form.csrf : '';
+    if (nonce === undefined || token === '' || !sameSecret(token, auth.csrfToken(nonce))) {
+      return page(c, messagePage(frameOf(c), 'The form expired', 'Reload the page and try again.'), 403);
+    }
+    await next();
+  };
+  const record = (c: Context<Env>, action: string, detail: string) => {
+    // An action may change the counts of hours already over.
+    activity.invalidate();
+    return source.store.recordAction!({ at: source.clock.now(), actor: c.get('actor'), action, detail });
+  };
+  const redirect = (path: string) => new Response(null, { status: 303, headers: { Location: `${base}${path}` } });
+
+  routes.get('/', async (c) => {
+    const [overview, service] = await Promise.all([readOverview(source, activity), client ? readService(client, source, 50) : undefined]);
+    return page(c, overviewPage(frameOf(c), overview, service));
+  });
+
+  const entriesQuery = (c: Context<Env>, api: boolean): EntriesQuery | string => {
+    const status = c.req.query('status') || undefined;
+    const event = c.req.query('event') || undefined;
+    const search = c.req.query('q')?.trim() || undefined;
+    const beforeAt = c.req.query('before_at');
+    const beforeId = c.req.query('before_id');
+    const limit = api && c.req.query('limit') !== undefined ? Number(c.req.query('limit')) : PAGE_SIZE;
+    if (status !== undefined && !STATUSES.includes(status as InboxEntryStatus)) return `status must be one of ${STATUSES.join(', ')}`;
+    if (event !== undefined && event.length > 100) return 'event is too long';
+    if (search !== undefined && search.length > 200) return 'q is too long';
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 200) return 'limit must be a whole number from 1 to 200';
+    const query: EntriesQuery = { limit };
+    if (status) query.status = status as InboxEntryStatus;
+    if (event) query.event = event;
+    if (search) query.search = search;
+    if (beforeAt !== undefined || beforeId !== undefined) {
+      if (!/^\d{1,16}$/.test(beforeAt ?? '') || !beforeId || beforeId.length > 200) return 'before_at and before_id go together: the last entry of the previous page';
+      query.before = { receivedAt: Number(beforeAt), id: beforeId };
+    }
+    return query;
+  };
+
+  routes.get('/entries', async (c) => {
+    const query = entriesQuery(c, false);
+    if (typeof query === 'string') return page(c, messagePage(frameOf(c), 'Bad filter', query), 400);
+    return page(c, entriesPage(frameOf(c), query, await readEntries(source, query)));
+  });
+
+  routes.get('/entries/:id', async (c) => {
+    const id = c.req.param('id');
+    await source.ready();
+    const entry = await inbox.entry(id);
+    if (!entry) return page(c, messagePage(frameOf(c), 'No such entry', `The inbox holds no entry with delivery id ${id}.`), 404);
+    const timeline = entry.orderId ? await readTimeline(source, entry.orderId) : [];
+    const listed = timeline.find((each) => each.id === entry.id);
+    const shown = { ...entry, displayNumber: listed?.displayNumber ?? null, externalOrderId: listed?.externalOrderId ?? null };
+    return page(c, entryPage(frameOf(c), shown, timeline, payloadForDisplay(entry.payload, showPersonalData), showPersonalData));
+  });
+
+  routes.post('/entries/:id/retry', guardAction, async (c) => {
+    const id = c.req.param('id');
+    const retried = await inbox.retry(id);
+    await record(c, 'retry', retried ? `delivery ${id}: back to pending` : `delivery ${id}: not retried (not dead or done)`);
+    return redirect(`/entries/${encodeURIComponent(id)}?done=${retried ? 'retried' : 'not-retried'}`);
+  });
+
+  routes.get('/retry-dead', async (c) => {
+    await source.ready();
+    const stats = await source.store.stats(source.clock.now());
+    return page(c, confirmRetryDeadPage(frameOf(c), stats.dead));
+  });
+
+  routes.post('/retry-dead', guardAction, async (c) => {
+    const form = await c.req.parseBody();
+    const stated = typeof form.expected === 'string' && /^\d{1,12}$/.test(form.expected) ? form.expected : '?';
+    // More entries died (or some were retried) since the page stated the count: ask again.
+    const dead = (await source.store.stats(source.clock.now())).dead;
+    if (stated !== '?' && Number(stated) !== dead) {
+      return page(c, confirmRetryDeadPage({ ...frameOf(c), flash: `The count changed since that page: ${dead} dead now.` }, dead), 409);
+    }
+    const count = await inbox.retryDead();
+    await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
+    return redirect(`/?done=retry-dead&n=${count}`);
+  });
+
+  routes.post('/purge', guardAction, async (c) => {
+    const form = await c.req.parseBody();
+    const days = typeof form.days === 'string' && /^\d{1,5}$/.test(form.days) ? Number(form.days) : NaN;
+    if (!Number.isSafeInteger(days)) return page(c, messagePage(frameOf(c), 'Bad number of days', 'Give a whole number of days, 0 or more.'), 400);
+    const count = await inbox.purge({ status: 'dead', olderThanDays: days });
+    await record(c, 'purge', `${count} dead ${count === 1 ? 'entry' : 'entries'} older than ${days} days deleted`);
+    return redirect(`/?done=purged&n=${count}`);
+  });
+
+  routes.get('/service', async (c) => {
+    if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
+    return page(c, servicePage(frameOf(c), await readService(client, source, 100)));
+  });
+
+  routes.post('/service/test', guardAction, async (c) => {
+    if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
+    const form = await c.req.parseBody();
+    const endpoint = typeof form.endpoint === 'string' ? form.endpoint.slice(0, 200) : '';
+    try {
+      const result = await client.webhooks.test(endpoint, { signal: AbortSignal.timeout(10_000) });
+      await record(c, 'webhook-test', `endpoint ${endpoint}: test delivery ${result.delivery_id}`);
+      return redirect('/service?done=tested');
+    } catch (error) {
+      await record(c, 'webhook-test', `endpoint ${endpoint}: failed (${describeError(error)})`);
+      return redirect('/service?done=test-failed');
+    }
+  });
+
+  routes.get('/sync', async (c) => {
+    if (!sync) return page(c, messagePage(frameOf(c), 'No sync panel', 'This dashboard was created without a sync.'), 404);
+    try {
+      return page(c, syncPage(frameOf(c), await readSyncRuns(sync, 20)));
+    } catch (error) {
+      return page(c, syncPage(frameOf(c), undefined, `The sync history could not be read: ${describeError(error)}`), 500);
+    }
+  });
+
+  routes.get('/sync/runs/:runId/errors.csv', async (c) => {
+    if (!sync) return page(c, messagePage(frameOf(c), 'No sync panel', 'This dashboard was created without a sync.'), 404);
+    const runId = c.req.param('runId');
+    const rows = sync.runErrors(runId)[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('index,external_id,store_id,code,message\r\n'));
+      },
+      async pull(controller) {
+        // A few hundred rows per pull: the download streams, whatever the run's size.
+        let lines = '';
+        for (let n = 0; n < 500; n += 1) {
+          const next = await rows.next();
+          if (next.done) {
+            if (lines) controller.enqueue(encoder.encode(lines));
+            controller.close();
+            return;
+          }
+          const row = next.value;
+          lines += `${[row.index, row.external_id, row.store_id ?? '', row.code, row.message].map(csvField).join(',')}\r\n`;
+        }
+        controller.enqueue(encoder.encode(lines));
+      },
+      async cancel() {
+        await rows.return?.();
+      },
+    });
+    const name = `sync-run-${runId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80)}-rejected.csv`;
+    return new Response(stream, { headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` } });
+  });
+
+  routes.get('/api/stats', async (c) => {
+    const overview = await readOverview(source, activity);
+    return c.json({ ...overview.stats, workers: overview.workers, activity: overview.activity, generatedAt: new Date(overview.now).toISOString() });
+  });
+
+  routes.get('/api/entries', async (c) => {
+    const query = entriesQuery(c, true);
+    if (typeof query === 'string') return c.json({ error: query }, 400);
+    return c.json(await readEntries(source, query));
+  });
+
+  app.notFound(async (c) => c.html(await messagePage(undefined, 'Not found', 'There is no such page in this dashboard.'), 404));
+  app.onError(async (error, c) => {
+    if (process.env.DASHBOARD_DEBUG) console.error(error);
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      if (status === 403) return c.html(await messagePage(undefined, 'Not allowed', 'This request did not come from the dashboard\'s own page (a cross-origin request).'), 403);
+      return error.getResponse();
+    }
+    // Never the error's message: a driver's may quote a query or a value.
+    return c.html(await messagePage(undefined, 'Something failed', `The dashboard could not answer (${error instanceof Error ? error.name : 'error'}). Try again; if it persists, check the store.`), 500);
+  });
+
+  // A router that strips its mount path (Hono's mount(), Express's url) hands over `/entries` for
+  // `<basePath>/entries`: put basePath back, so that both kinds of mounting work.
+  const underBase = (path: string) => base === '' || path === base || path.startsWith(`${base}/`) || path.startsWith(`${base}?`);
+  const listener = getRequestListener((request, env) => app.fetch(request, env));
+  return {
+    async fetch(request: Request) {
+      const url = new URL(request.url);
+      if (underBase(url.pathname)) return app.fetch(request);
+      url.pathname = `${base}${url.pathname}`;
+      const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, signal: request.signal };
+      if (request.body !== null) Object.assign(init, { body: request.body, duplex: 'half' });
+      return app.fetch(new Request(url, init));
+    },
+    node(request, response) {
+      // Express strips its mount path from `url`; `originalUrl` keeps it.
+      const express = request as IncomingMessage & { originalUrl?: unknown; body?: unknown; rawBody?: unknown };
+      if (typeof express.originalUrl === 'string') express.url = express.originalUrl;
+      if (express.url !== undefined && !underBase(express.url)) express.url = `${base}${express.url.startsWith('/') ? '' : '/'}${express.url}`;
+      // A body parser already read the form (express.urlencoded()): hand its fields on.
+      if (express.complete && express.readableEnded && express.rawBody === undefined && typeof express.body === 'object' && express.body !== null) {
+        express.rawBody = Buffer.from(new URLSearchParams(express.body as Record<string, string>).toString());
+      }
+      void listener(request, response);
+    },
+  };
+}

@@ -1,0 +1,368 @@
+// The pages, as hono/html templates: every value interpolated is escaped, so a delivery whose
+// fields carry HTML or script shows it as text. No script anywhere; the stylesheet is its own route.
+import { html } from 'hono/html';
+import type { InboxAction, InboxEntry, InboxEntryStatus } from '../inbox/store.ts';
+import { activityChart } from './chart.ts';
+import type { DashboardSyncRun, EntriesPage, EntriesQuery, Overview, ServiceView } from './data.ts';
+import { PENDING_OLD_MS, STATUSES, WORKER_ALIVE_MS } from './data.ts';
+
+type Html = ReturnType<typeof html>;
+export type Section = 'overview' | 'entries' | 'service' | 'sync';
+
+export interface PageFrame {
+  base: string;
+  readOnly: boolean;
+  hasClient: boolean;
+  hasSync: boolean;
+  /** The CSRF form token, when actions are shown. */
+  csrf?: string;
+  flash?: string;
+}
+
+// The spec's events and the two it plans (stored as unknown until an SDK version knows them).
+export const KNOWN_EVENTS = ['order.created', 'order.status_changed', 'webhook.test', 'catalog.product_updated', 'stock.changed'];
+
+const pad = (value: number) => String(value).padStart(2, '0');
+export function formatTime(at: number | null | undefined): string {
+  if (at === null || at === undefined || !Number.isFinite(at)) return '—';
+  const date = new Date(at);
+  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} UTC`;
+}
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days ${hours % 24} h`;
+}
+const time = (at: number | null | undefined) => (at === null || at === undefined ? html`—` : html`<time datetime="${new Date(at).toISOString()}">${formatTime(at)}</time>`);
+/** A time the service sent as ISO text, shown like the inbox's; as sent when it does not parse. */
+const serviceTime = (value: string | null) => {
+  if (value === null) return '—';
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? value : time(at);
+};
+const statusText = (status: string) => html`<span class="status-${status}">${status}</span>`;
+
+export function layout(frame: PageFrame, options: { title: string; section?: Section; refreshSeconds?: number }, body: Html | string): Html {
+  const link = (section: Section, path: string, label: string) =>
+    html`<li><a href="${frame.base}${path}"${options.section === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}
+<title>${options.title} · integration-sdk dashboard</title>
+<link rel="stylesheet" href="${frame.base}/assets/dashboard.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <a class="brand" href="${frame.base}/">Integration inbox</a>
+  <nav aria-label="Dashboard"><ul>
+    ${link('overview', '/', 'Overview')}
+    ${link('entries', '/entries', 'Entries')}
+    ${frame.hasClient ? link('service', '/service', 'Service') : ''}
+    ${frame.hasSync ? link('sync', '/sync', 'Sync') : ''}
+  </ul></nav>
+  <span class="mode">${frame.readOnly ? 'Read-only' : 'Actions enabled'}</span>
+</header>
+<main id="main">
+${frame.flash ? html`<p class="flash" role="status">${frame.flash}</p>` : ''}
+${body}
+</main>
+</body>
+</html>`;
+}
+
+function csrfField(frame: PageFrame): Html {
+  return html`<input type="hidden" name="csrf" value="${frame.csrf ?? ''}">`;
+}
+
+/** What needs attention, each with what to do; empty when nothing does. */
+export function attentionItems(overview: Overview, service: ServiceView | undefined, base: string): Html[] {
+  const items: Html[] = [];
+  const { stats, workers, now } = overview;
+  if (stats.dead > 0) {
+    items.push(html`<li><strong>${stats.dead} ${stats.dead === 1 ? 'entry is' : 'entries are'} dead</strong>: their handler failed every attempt.
+      Read the last error in <a href="${base}/entries?status=dead">the dead entries</a>, fix the cause in the handler or the ERP, then retry them.</li>`);
+  }
+  for (const each of service?.endpoints ?? []) {
+    if (each.endpoint.consecutive_failures > 0) {
+      items.push(html`<li><strong>The endpoint ${each.endpoint.url} failed its last ${each.endpoint.consecutive_failures} ${each.endpoint.consecutive_failures === 1 ? 'delivery' : 'deliveries'}</strong>:
+        the service could not get a 2xx from the receiver. Check that the receiver is up and reachable over HTTPS and that its secret is right, then send a test delivery from <a href="${base}/service">Service</a>.</li>`);
+    }
+  }
+  if (stats.oldestPendingAgeMs >= PENDING_OLD_MS) {
+    items.push(html`<li><strong>Pending work is getting old</strong>: the oldest entry has waited ${formatAge(stats.oldestPendingAgeMs)}.
+      Workers are behind, stopped, or held back by a failing earlier event of the same order: check that workers run and read the errors of the <a href="${base}/entries?status=pending">pending entries</a>.</li>`);
+  }
+  const waiting = stats.pending + stats.processing;
+  if (waiting > 0 && (workers.lastSeenAt === null || now - workers.lastSeenAt > WORKER_ALIVE_MS)) {
+    items.push(html`<li><strong>No worker is alive</strong>: ${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'} and no worker has been seen
+      ${workers.lastSeenAt === null ? 'yet' : html`since ${formatAge(now - workers.lastSeenAt)} ago`}. Start the process that calls <code>inbox.startWorker()</code>, or look at its logs.</li>`);
+  }
+  if (service && service.missed > 0) {
+    items.push(html`<li><strong>${service.missed} ${service.missed === 1 ? 'delivery' : 'deliveries'} the service gave up on (or is still retrying) never reached the inbox</strong>.
+      See them marked missed in <a href="${base}/service">Service</a>; fix the receiver, then run <code>inbox.reconcile({ client })</code> (or <code>integration-sdk inbox reconcile</code>) to read those orders back.</li>`);
+  }
+  if (service?.healthError) {
+    items.push(html`<li><strong>The service cannot be reached with this key</strong>: ${service.healthError}. Check the key, the base URL and the network.</li>`);
+  }
+  return items;
+}
+
+function actionLog(actions: InboxAction[]): Html {
+  if (actions.length === 0) return html`<p class="muted">No action yet.</p>`;
+  return html`<div class="table-wrap"><table>
+  <caption class="visually-hidden">Operators' actions, newest first</caption>
+  <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Detail</th></tr></thead>
+  <tbody>${actions.map((action) => html`<tr><td>${time(action.at)}</td><td>${action.actor}</td><td>${action.action}</td><td>${action.detail}</td></tr>`)}</tbody>
+</table></div>`;
+}
+
+export function overviewPage(frame: PageFrame, overview: Overview, service: ServiceView | undefined): Html {
+  const { stats, workers, activity, now } = overview;
+  const items = attentionItems(overview, service, frame.base);
+  const count = (status: InboxEntryStatus) =>
+    html`<div><dt>${status}</dt><dd><a href="${frame.base}/entries?status=${status}" class="status-${status}" aria-label="${stats[status]} ${status} entries">${stats[status]}</a></dd></div>`;
+  const body = html`<h1>Overview</h1>
+<section aria-labelledby="attention-title" class="attention${items.length === 0 ? ' calm' : ''}">
+  <h2 id="attention-title">${items.length === 0 ? 'Nothing needs attention' : 'Needs attention'}</h2>
+  ${items.length === 0 ? html`<p>Every entry is done or on its way, and ${workers.alive > 0 ? 'a worker is alive' : 'nothing waits for a worker'}.</p>` : html`<ul>${items}</ul>`}
+</section>
+
+<section aria-labelledby="counts-title">
+  <h2 id="counts-title">Entries by status</h2>
+  <dl class="cards" id="counts">
+    <div><dt>received</dt><dd><a href="${frame.base}/entries" aria-label="${stats.received} entries held">${stats.received}</a></dd></div>
+    ${STATUSES.map(count)}
+  </dl>
+  <dl class="facts">
+    <dt>Oldest pending</dt><dd id="oldest-pending">${stats.oldestPendingAgeMs > 0 ? formatAge(stats.oldestPendingAgeMs) : 'nothing pending'}</dd>
+    <dt>Workers</dt><dd id="workers">${workers.claimedLastMinute ? 'a worker claimed work in the last minute' : 'no worker claimed work in the last minute'};
+      ${workers.alive} alive (seen in the last minute)${workers.lastClaimAt !== null ? html`; last claim ${formatAge(now - workers.lastClaimAt)} ago` : ''}</dd>
+  </dl>
+</section>
+
+<section aria-labelledby="activity-title">
+  <h2 id="activity-title">Activity</h2>
+  <h3>Last 24 hours, per hour (UTC)</h3>
+  ${activityChart({ id: 'hourly', title: 'Entries received, done and dead per hour over the last 24 hours', buckets: activity.hourly, label: (start, index) => (index % 4 === 1 ? `${pad(new Date(start).getUTCHours())}:00` : null) })}
+  <h3>Last 7 days, per day (UTC)</h3>
+  ${activityChart({ id: 'daily', title: 'Entries received, done and dead per day over the last 7 days', buckets: activity.daily, label: (start) => new Date(start).toISOString().slice(5, 10) })}
+  <details><summary>The numbers</summary>
+  <div class="two">
+    ${[['Per hour', activity.hourly, (start: number) => `${pad(new Date(start).getUTCHours())}:00`] as const, ['Per day', activity.daily, (start: number) => new Date(start).toISOString().slice(0, 10)] as const].map(
+      ([caption, buckets, label]) => html`<div class="table-wrap"><table><caption>${caption}</caption>
+      <thead><tr><th scope="col">From</th><th scope="col" class="num">Received</th><th scope="col" class="num">Done</th><th scope="col" class="num">Dead</th></tr></thead>
+      <tbody>${buckets.map((bucket) => html`<tr><td>${label(bucket.start)}</td><td class="num">${bucket.received}</td><td class="num">${bucket.done}</td><td class="num">${bucket.dead}</td></tr>`)}</tbody></table></div>`,
+    )}
+  </div></details>
+</section>
+
+${service ? serviceSummary(frame, service) : ''}
+
+${frame.readOnly ? '' : html`<section aria-labelledby="actions-title">
+  <h2 id="actions-title">Actions</h2>
+  <div class="actions">
+    <p><a href="${frame.base}/retry-dead">Retry all dead entries…</a> <span class="muted">(asks first)</span></p>
+    <form method="post" action="${frame.base}/purge" class="inline">
+      ${csrfField(frame)}
+      <label for="purge-days">Delete dead entries older than (days)
+        <input id="purge-days" name="days" type="number" min="0" step="1" value="30" required inputmode="numeric"></label>
+      <button type="submit" class="danger">Purge dead entries</button>
+    </form>
+  </div>
+</section>`}
+
+<section aria-labelledby="log-title">
+  <h2 id="log-title">Action log</h2>
+  ${actionLog(overview.actions)}
+</section>`;
+  // No automatic refresh here: it would wipe the purge form while someone fills it in.
+  return layout(frame, { title: 'Overview', section: 'overview' }, body);
+}
+
+function serviceSummary(frame: PageFrame, service: ServiceView, heading = 'Service'): Html {
+  return html`<section aria-labelledby="service-title">
+  <h2 id="service-title">${heading}</h2>
+  ${service.health
+    ? html`<dl class="facts">
+      <dt>Key health</dt><dd>${service.health.status}</dd>
+      <dt>Merchant</dt><dd>${service.health.merchant_id}</dd>
+      <dt>Scopes</dt><dd>${service.health.scopes.join(', ') || '—'}</dd>
+      <dt>Stores</dt><dd>${service.health.store_ids.length === 0 ? 'every store of the merchant' : service.health.store_ids.join(', ')}</dd>
+    </dl>`
+    : html`<p class="error">Health: ${service.healthError ?? 'unknown'}</p>`}
+  ${service.endpoints
+    ? html`<h3>Webhook endpoints</h3>${endpointsTable(service)}`
+    : html`<p class="error">Webhook endpoints: ${service.endpointsError ?? 'unknown'}</p>`}
+</section>`;
+}
+
+function endpointsTable(service: ServiceView): Html {
+  if (!service.endpoints || service.endpoints.length === 0) return html`<p class="muted">No webhook endpoint is registered.</p>`;
+  return html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col" class="num">Consecutive failures</th><th scope="col" class="num">Missed</th></tr></thead>
+  <tbody>${service.endpoints.map(
+    (each) => html`<tr><td>${each.endpoint.url}</td><td>${each.endpoint.events.join(', ')}</td>
+      <td class="num${each.endpoint.consecutive_failures > 0 ? ' status-dead' : ''}">${each.endpoint.consecutive_failures}</td>
+      <td class="num">${each.deliveries.filter((delivery) => delivery.missed).length}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+export function entriesTable(frame: PageFrame, entries: InboxEntry[], caption: string): Html {
+  return html`<div class="table-wrap"><table>
+  <caption class="visually-hidden">${caption}</caption>
+  <thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th></tr></thead>
+  <tbody>${entries.map(
+    (entry) => html`<tr>
+      <td><a href="${frame.base}/entries/${encodeURIComponent(entry.id)}" aria-label="Entry ${entry.id}, received ${formatTime(entry.receivedAt)}">${time(entry.receivedAt)}</a></td>
+      <td>${entry.event}${entry.known ? '' : html` <span class="muted">(unknown)</span>`}</td>
+      <td>${entry.displayNumber ? html`#${entry.displayNumber}` : entry.orderId ? html`<span class="muted">${entry.orderId.slice(0, 8)}…</span>` : '—'}</td>
+      <td>${statusText(entry.status)}</td>
+      <td class="num">${entry.attempts}</td>
+      <td class="error-text">${entry.lastError ?? ''}</td>
+    </tr>`,
+  )}</tbody></table></div>`;
+}
+
+export function entriesPage(frame: PageFrame, query: EntriesQuery, page: EntriesPage): Html {
+  const params = (extra: Record<string, string>) => {
+    const search = new URLSearchParams();
+    if (query.status) search.set('status', query.status);
+    if (query.event) search.set('event', query.event);
+    if (query.search) search.set('q', query.search);
+    for (const [key, value] of Object.entries(extra)) search.set(key, value);
+    return search.toString();
+  };
+  const events = query.event && !KNOWN_EVENTS.includes(query.event) ? [...KNOWN_EVENTS, query.event] : KNOWN_EVENTS;
+  const body = html`<h1>Entries</h1>
+<form method="get" action="${frame.base}/entries" class="filters" role="search" aria-label="Filter entries">
+  <label for="f-status">Status
+    <select id="f-status" name="status"><option value="">any</option>${STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
+  <label for="f-event">Event
+    <select id="f-event" name="event"><option value="">any</option>${events.map((event) => html`<option value="${event}"${query.event === event ? html` selected` : ''}>${event}</option>`)}</select></label>
+  <label for="f-q">Delivery id, order id, order number or external order id
+    <input id="f-q" name="q" type="search" value="${query.search ?? ''}" autocomplete="off" size="32"></label>
+  <input type="submit" value="Show">
+  ${query.status || query.event || query.search ? html`<a href="${frame.base}/entries">Clear</a>` : ''}
+</form>
+${page.entries.length === 0 ? html`<p>No entry matches.</p>` : entriesTable(frame, page.entries, 'Entries, newest first')}
+<nav class="pager" aria-label="Pages">
+  ${query.before ? html`<a href="${frame.base}/entries?${params({})}">Newest</a>` : ''}
+  ${page.next ? html`<a href="${frame.base}/entries?${params({ before_at: String(page.next.receivedAt), before_id: page.next.id })}" rel="next">Older entries</a>` : ''}
+</nav>`;
+  return layout(frame, { title: 'Entries', section: 'entries' }, body);
+}
+
+export function entryPage(frame: PageFrame, entry: InboxEntry, timeline: InboxEntry[], payloadText: string, showPersonalData: boolean): Html {
+  const retryable = entry.status === 'dead' || entry.status === 'done';
+  const others = timeline.filter((each) => each.id !== entry.id);
+  const body = html`<h1>Entry <code>${entry.id}</code></h1>
+<dl class="facts" id="entry-facts">
+  <dt>Event</dt><dd>${entry.event}${entry.known ? '' : ' (unknown to this SDK version)'}</dd>
+  <dt>Status</dt><dd id="entry-status">${statusText(entry.status)}</dd>
+  <dt>Order</dt><dd>${entry.displayNumber ? html`#${entry.displayNumber}` : '—'}${entry.orderId ? html` <span class="muted">(${entry.orderId})</span>` : ''}</dd>
+  <dt>External order id</dt><dd>${entry.externalOrderId ?? '—'}</dd>
+  <dt>Attempts</dt><dd>${entry.attempts}</dd>
+  <dt>Last error</dt><dd>${entry.lastError ?? '—'}</dd>
+  <dt>Event time (ts)</dt><dd>${time(entry.ts * 1000)}</dd>
+  <dt>Received</dt><dd>${time(entry.receivedAt)}</dd>
+  <dt>Next attempt</dt><dd>${entry.status === 'pending' ? time(entry.nextAttemptAt) : '—'}</dd>
+  <dt>Finished</dt><dd>${time(entry.finishedAt)}</dd>
+</dl>
+${!frame.readOnly && retryable
+    ? html`<form method="post" action="${frame.base}/entries/${encodeURIComponent(entry.id)}/retry" class="inline">${csrfField(frame)}<button type="submit">Retry this entry</button></form>`
+    : ''}
+${entry.orderId
+    ? html`<section aria-labelledby="timeline-title"><h2 id="timeline-title">The order's other events</h2>
+    ${others.length === 0 ? html`<p class="muted">No other event of this order is in the inbox.</p>` : entriesTable(frame, others, "The order's events, in the order they run")}</section>`
+    : ''}
+<section aria-labelledby="payload-title">
+  <h2 id="payload-title">Payload</h2>
+  <p class="muted">${showPersonalData ? 'Shown in full: this dashboard was started with showPersonalData.' : 'Personal data (customer name, phone, e-mail, addresses) is masked.'} Signature headers are never stored.</p>
+  <pre id="payload">${payloadText}</pre>
+</section>`;
+  return layout(frame, { title: `Entry ${entry.id}`, section: 'entries', refreshSeconds: entry.status === 'pending' || entry.status === 'processing' ? 3 : undefined }, body);
+}
+
+export function confirmRetryDeadPage(frame: PageFrame, dead: number): Html {
+  const body = html`<h1>Retry all dead entries</h1>
+${dead === 0
+    ? html`<p>There is no dead entry to retry.</p><p><a href="${frame.base}/">Back to the overview</a></p>`
+    : html`<p id="retry-dead-count"><strong>${dead} dead ${dead === 1 ? 'entry' : 'entries'}</strong> will go back to pending, attempts from 0, and the workers will run ${dead === 1 ? 'it' : 'them'} again.
+  Fix what made them fail first, or they will die again.</p>
+<form method="post" action="${frame.base}/retry-dead" class="inline">${csrfField(frame)}<input type="hidden" name="expected" value="${dead}">
+  <button type="submit" class="danger">Retry ${dead} dead ${dead === 1 ? 'entry' : 'entries'}</button> <a href="${frame.base}/">Cancel</a></form>`}`;
+  return layout(frame, { title: 'Retry all dead entries', section: 'overview' }, body);
+}
+
+export function servicePage(frame: PageFrame, view: ServiceView): Html {
+  const endpoints = view.endpoints ?? [];
+  const body = html`<h1>Service</h1>
+${serviceSummary(frame, view, 'Key and webhook endpoints')}
+${endpoints.map(
+    (each) => html`<section aria-label="Deliveries of ${each.endpoint.url}">
+  <h2>Deliveries to ${each.endpoint.url}</h2>
+  <p class="muted">Endpoint ${each.endpoint.id}; ${each.endpoint.consecutive_failures} consecutive failures. A delivery is <span class="missed">missed</span> when the service marks it dead or retrying and the inbox does not hold it.</p>
+  ${frame.readOnly
+      ? ''
+      : html`<form method="post" action="${frame.base}/service/test" class="inline">${csrfField(frame)}<input type="hidden" name="endpoint" value="${each.endpoint.id}"><button type="submit">Send a test delivery</button></form>`}
+  ${each.error ? html`<p class="error">${each.error}</p>` : ''}
+  ${each.deliveries.length === 0
+      ? html`<p class="muted">No delivery yet.</p>`
+      : html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">Created</th><th scope="col">Delivery id</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Answer</th><th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
+    <tbody>${each.deliveries.map(
+      (delivery) => html`<tr>
+      <td>${serviceTime(delivery.created_at)}</td><td><code>${delivery.id}</code></td><td>${delivery.event}</td>
+      <td>${delivery.status}${delivery.missed ? html` <span class="missed">missed</span>` : ''}</td>
+      <td class="num">${delivery.attempt_count}</td><td class="num">${delivery.response_status ?? '—'}</td>
+      <td class="error-text">${delivery.last_error ?? ''}</td><td>${serviceTime(delivery.next_attempt_at)}</td></tr>`,
+    )}</tbody></table></div>`}
+</section>`,
+  )}`;
+  return layout(frame, { title: 'Service', section: 'service' }, body);
+}
+
+const RUN_FIELDS = new Set(['runId', 'kind', 'startedAt', 'finishedAt', 'outcome', 'results', 'counts', 'durationMs', 'error']);
+function runTime(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (value instanceof Date) return formatTime(value.getTime());
+  if (typeof value === 'number') return formatTime(value);
+  return String(value);
+}
+
+export function syncPage(frame: PageFrame, runs: DashboardSyncRun[] | undefined, error?: string): Html {
+  const body = html`<h1>Sync runs</h1>
+${error ? html`<p class="error">${error}</p>` : ''}
+${runs && runs.length === 0 ? html`<p>No sync run yet.</p>` : ''}
+${runs && runs.length > 0
+    ? html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">Run</th><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Finished</th><th scope="col">Outcome</th><th scope="col">Counts</th><th scope="col">Rejected items</th></tr></thead>
+  <tbody>${runs.map((run) => {
+      // Counts read tolerantly: numbers on the run itself, or in a `counts` object.
+      const fields = run as unknown as Record<string, unknown>;
+      const nested = typeof fields.counts === 'object' && fields.counts !== null ? Object.entries(fields.counts as Record<string, unknown>) : [];
+      const counts = [...Object.entries(fields), ...nested].filter(([key, value]) => !RUN_FIELDS.has(key) && typeof value === 'number');
+      return html`<tr><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td>${run.outcome ?? '—'}${run.error ? html`<br><span class="muted">${run.error}</span>` : ''}</td>
+      <td>${counts.map(([key, value], index) => html`${index > 0 ? ', ' : ''}${key} ${String(value)}`)}</td>
+      <td><a href="${frame.base}/sync/runs/${encodeURIComponent(run.runId)}/errors.csv" download aria-label="Rejected items of run ${run.runId}, as CSV">CSV</a></td></tr>`;
+    })}</tbody></table></div>`
+    : ''}`;
+  return layout(frame, { title: 'Sync', section: 'sync' }, body);
+}
+
+export function messagePage(frame: PageFrame | undefined, title: string, message: string): Html {
+  const body = html`<h1>${title}</h1><p>${message}</p>`;
+  if (!frame) {
+    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1><p>${message}</p></main></body></html>`;
+  }
+  return layout(frame, { title }, body);
+}

@@ -1,0 +1,233 @@
+// The security rules of dashboard.md over plain HTTP, against a real SQLite inbox: closed without
+// auth, no hint on a wrong secret, the token leaves the address at once, CSRF and same-origin
+// checks on every action, read-only refuses, every field escaped, the headers on every answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDashboard } from 'integration-sdk/dashboard';
+import { ConfigurationError } from 'integration-sdk';
+import type { WebhookPayload } from 'integration-sdk/webhooks';
+import { deliveryRequest, sqliteInbox } from '../inbox/support/inbox-fixture.ts';
+import { cookiesOf, csrfOf, listen, TOKEN, waitFor } from './support.ts';
+
+const HOSTILE = '<script>alert("x")</script>';
+const hostileEvent = `stock.<img src=x onerror=alert(1)>`;
+const HOSTILE_PAYLOAD: WebhookPayload = {
+  event: hostileEvent,
+  data: {
+    order_id: `order-${HOSTILE}`,
+    display_number: `<b>42</b>${HOSTILE}`,
+    external_order_id: `"><svg onload=alert(2)>`,
+    customer: { name: `<i>${HOSTILE}</i>`, phone: '11912345678', email: 'ana@example.com' },
+  },
+};
+
+const fixture = sqliteInbox();
+const { inbox } = fixture;
+let server: Awaited<ReturnType<typeof listen>>;
+let hostileId: string;
+let closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  hostileId = `dlv-${HOSTILE}`;
+  const response = await inbox.handler(deliveryRequest(HOSTILE_PAYLOAD, { nowMs: Date.now(), deliveryId: hostileId }));
+  expect(response.status).toBe(200);
+  const worker = inbox.startWorker({
+    handlers: { [hostileEvent]: async () => Promise.reject(new Error(`ERP said ${HOSTILE}`)) },
+    maxAttempts: 1,
+    pollMs: 20,
+  });
+  await waitFor(() => inbox.stats(), (stats) => stats.dead === 1);
+  await worker.stop();
+  server = await listen(createDashboard({ inbox, auth: { token: TOKEN }, basePath: '/ops' }).node);
+});
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  await server?.close();
+  await fixture.dispose();
+});
+
+const get = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { redirect: 'manual', ...init });
+
+async function signIn(): Promise<string> {
+  const response = await get(`/ops/?token=${TOKEN}`);
+  expect(response.status).toBe(303);
+  return cookiesOf(response);
+}
+
+function expectSafeHeaders(response: Response): void {
+  const csp = response.headers.get('content-security-policy') ?? '';
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain('unsafe-inline');
+  expect(response.headers.get('x-frame-options')).toBe('DENY');
+  expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+}
+
+describe('createDashboard', () => {
+  it('throws ConfigurationError without auth, with an empty token, or without an inbox from createInbox', () => {
+    expect(() => createDashboard({ inbox } as never)).toThrow(ConfigurationError);
+    expect(() => createDashboard({ inbox, auth: { token: '' } })).toThrow(ConfigurationError);
+    expect(() => createDashboard({ inbox: {} as never, auth: { token: TOKEN } })).toThrow(ConfigurationError);
+    expect(() => createDashboard({ inbox, auth: { token: TOKEN }, basePath: 'no-slash' })).toThrow(ConfigurationError);
+  });
+});
+
+describe('signing in', () => {
+  it('answers 401 to every page, API route and action without a token, with the security headers', async () => {
+    for (const path of ['/ops', '/ops/', '/ops/entries', `/ops/entries/${encodeURIComponent(hostileId)}`, '/ops/api/stats', '/ops/api/entries', '/ops/retry-dead']) {
+      const response = await get(path);
+      expect(response.status, path).toBe(401);
+      expectSafeHeaders(response);
+      expect(await response.text()).not.toContain('order-');
+    }
+    const post = await get('/ops/purge', { method: 'POST', body: 'days=0', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(post.status).toBe(401);
+  });
+
+  it('answers a wrong token exactly as no token, in the address or as a bearer', async () => {
+    const none = await get('/ops/');
+    const wrong = await get('/ops/?token=nope');
+    const almost = await get(`/ops/?token=${TOKEN.slice(0, -1)}x`);
+    const bearer = await get('/ops/api/stats', { headers: { authorization: 'Bearer nope' } });
+    expect([wrong.status, almost.status, bearer.status]).toEqual([401, 401, 401]);
+    const text = await none.text();
+    expect(await wrong.text()).toBe(text);
+    expect(await almost.text()).toBe(text);
+    expect(wrong.headers.get('set-cookie')).toBe(null);
+  });
+
+  it('turns the first visit with ?token= into an HttpOnly SameSite=Strict cookie and a redirect without the token', async () => {
+    const response = await get(`/ops/entries?status=dead&token=${TOKEN}`);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/ops/entries?status=dead');
+    const cookie = response.headers.getSetCookie().find((each) => each.startsWith('integration_dashboard_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toMatch(/Secure/);
+    expect(cookie).not.toContain(TOKEN);
+    const page = await get('/ops/entries?status=dead', { headers: { cookie: cookiesOf(response) } });
+    expect(page.status).toBe(200);
+    expectSafeHeaders(page);
+    expect(await page.text()).not.toContain(TOKEN);
+    const secure = await get(`/ops/?token=${TOKEN}`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(secure.headers.getSetCookie().find((each) => each.startsWith('integration_dashboard_session='))).toMatch(/; Secure/);
+  });
+
+  it('lets scripts in with Authorization: Bearer on the JSON routes', async () => {
+    const response = await get('/ops/api/stats', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.status).toBe(200);
+    expectSafeHeaders(response);
+    expect(await response.json()).toMatchObject({ received: 1, dead: 1 });
+    const entries = (await (await get('/ops/api/entries?status=dead', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { entries: { id: string }[] };
+    expect(entries.entries.map((entry) => entry.id)).toEqual([hostileId]);
+    expect(JSON.stringify(entries)).not.toContain('11912345678');
+  });
+
+  it('with basic auth, answers a wrong user name and a wrong password alike, with a challenge', async () => {
+    const basic = await listen(createDashboard({ inbox, auth: { basic: { username: 'ops', password: 'correct horse' } } }).node);
+    closers.push(basic.close);
+    const as = (user: string, pass: string) => fetch(`${basic.url}/`, { headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` } });
+    const [wrongUser, wrongPass, right] = await Promise.all([as('root', 'correct horse'), as('ops', 'battery'), as('ops', 'correct horse')]);
+    expect([wrongUser.status, wrongPass.status, right.status]).toEqual([401, 401, 200]);
+    expect(await wrongUser.text()).toBe(await wrongPass.text());
+    expect(wrongUser.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+  });
+
+  it('with authorize, asks for each action: a viewer may look but not act', async () => {
+    const asked: string[] = [];
+    const viewer = createDashboard({ inbox, auth: { authorize: (_request, action) => (asked.push(action), action === 'view') } });
+    expect((await viewer.fetch(new Request('http://dash.test/'))).status).toBe(200);
+    const page = await (await viewer.fetch(new Request('http://dash.test/'))).text();
+    const response = await viewer.fetch(
+      new Request('http://dash.test/purge', { method: 'POST', body: `days=0&csrf=${csrfOf(page)}`, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://dash.test' } }),
+    );
+    expect(response.status).toBe(403);
+    expect(asked).toContain('purge');
+    const nobody = createDashboard({ inbox, auth: { authorize: () => false } });
+    expect((await nobody.fetch(new Request('http://dash.test/'))).status).toBe(401);
+  });
+});
+
+describe('actions', () => {
+  async function overview(cookie: string): Promise<{ cookie: string; csrf: string }> {
+    const response = await get('/ops/', { headers: { cookie } });
+    const all = [cookie, cookiesOf(response)].filter(Boolean).join('; ');
+    return { cookie: all, csrf: csrfOf(await response.text()) };
+  }
+  const purge = (cookie: string, body: string, headers: Record<string, string> = {}) =>
+    get('/ops/purge', { method: 'POST', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: server.url, ...headers } });
+
+  it('refuses a forged or missing CSRF token, and a cross-origin POST, and changes nothing', async () => {
+    const { cookie, csrf } = await overview(await signIn());
+    expect((await purge(cookie, 'days=0&csrf=forged')).status).toBe(403);
+    expect((await purge(cookie, 'days=0')).status).toBe(403);
+    expect((await purge(cookie, `days=0&csrf=${csrf}`, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await purge(cookie, `days=0&csrf=${csrf}`, { origin: 'null' })).status).toBe(403);
+    // A token taken from another browser's page does not fit this browser's CSRF cookie.
+    const other = await overview(await signIn());
+    expect((await purge(cookie, `days=0&csrf=${other.csrf}`)).status).toBe(403);
+    expect((await inbox.stats()).dead).toBe(1);
+  });
+
+  it('retries a dead entry with a valid form, and records who did it in the action log', async () => {
+    const { cookie, csrf } = await overview(await signIn());
+    const response = await get(`/ops/entries/${encodeURIComponent(hostileId)}/retry`, {
+      method: 'POST',
+      body: `csrf=${encodeURIComponent(csrf)}`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: server.url },
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe(`/ops/entries/${encodeURIComponent(hostileId)}?done=retried`);
+    expect((await inbox.entry(hostileId))?.status).toBe('pending');
+    const page = await (await get('/ops/', { headers: { cookie } })).text();
+    expect(page).toMatch(/<td>token \(127\.0\.0\.1\)<\/td><td>retry<\/td>/);
+  });
+
+  it('read-only: no form and no button on any page, and every action answers 403', async () => {
+    const readOnly = await listen(createDashboard({ inbox, auth: { token: TOKEN }, readOnly: true }).node);
+    closers.push(readOnly.close);
+    const cookie = cookiesOf(await fetch(`${readOnly.url}/?token=${TOKEN}`, { redirect: 'manual' }));
+    for (const path of ['/', '/entries', `/entries/${encodeURIComponent(hostileId)}`, '/retry-dead']) {
+      const page = await (await fetch(`${readOnly.url}${path}`, { headers: { cookie } })).text();
+      expect(page, path).not.toMatch(/<button|method="post"|csrf/i);
+    }
+    for (const path of ['/purge', '/retry-dead', `/entries/${encodeURIComponent(hostileId)}/retry`]) {
+      const response = await fetch(`${readOnly.url}${path}`, { method: 'POST', body: 'days=0', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: readOnly.url } });
+      expect(response.status, path).toBe(403);
+    }
+  });
+});
+
+describe('escaping', () => {
+  it('shows HTML and script in every field of a delivery as text, on every page', async () => {
+    const cookie = await signIn();
+    const entryPath = `/ops/entries/${encodeURIComponent(hostileId)}`;
+    const pages = ['/ops/', '/ops/entries', `/ops/entries?q=${encodeURIComponent(`order-${HOSTILE}`)}`, `/ops/entries?event=${encodeURIComponent(hostileEvent)}`, entryPath];
+    for (const path of pages) {
+      const response = await get(path, { headers: { cookie } });
+      expect(response.status, path).toBe(200);
+      const text = await response.text();
+      expect(text, path).not.toContain('<script>');
+      expect(text, path).not.toContain('<img src=x');
+      expect(text, path).not.toContain('<svg onload');
+      expect(text, path).not.toContain('<b>42');
+    }
+    const entry = await (await get(entryPath, { headers: { cookie } })).text();
+    expect(entry).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(entry).toContain('&lt;b&gt;42&lt;/b&gt;');
+    // Masked by default: the customer's name, phone and e-mail are not on the page.
+    expect(entry).not.toContain('11912345678');
+    expect(entry).not.toContain('ana@example.com');
+    expect(entry).not.toContain('&lt;i&gt;');
+    const list = await (await get(`/ops/entries?q=${encodeURIComponent(`#<b>42</b>${HOSTILE}`)}`, { headers: { cookie } })).text();
+    expect(list).toContain(`/ops/entries/${encodeURIComponent(hostileId)}`);
+  });
+
+  it('shows personal data only with showPersonalData, still escaped', async () => {
+    const open = createDashboard({ inbox, auth: { token: TOKEN }, showPersonalData: true });
+    const page = await (await open.fetch(new Request(`http://dash.test/entries/${encodeURIComponent(hostileId)}`, { headers: { authorization: `Bearer ${TOKEN}` } }))).text();
+    expect(page).toContain('11912345678');
+    expect(page).toContain('&lt;i&gt;&lt;script&gt;');
+    expect(page).not.toContain('<i><script>');
+  });
+});
