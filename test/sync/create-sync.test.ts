@@ -283,3 +283,18 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   for await (const value of iterable) out.push(value);
   return out;
 }
+
+describe('one SQLite file', () => {
+  it('holds the inbox and the sync state side by side', async () => {
+    const { sqliteStore } = await import('integration-sdk/inbox/sqlite');
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const inbox = sqliteStore({ path });
+    onCleanup(() => inbox.close());
+    await inbox.migrate();
+    const { sync } = syncOn(sandbox, path);
+    expect((await sync.catalog(products(2))).created).toBe(2);
+    expect((await sync.catalog(products(2))).unchanged).toBe(2);
+    expect(await inbox.stats(Date.now())).toMatchObject({ pending: 0 });
+  });
+});
