@@ -64,6 +64,11 @@ export class Classifier<Result extends ItemResultShape> {
   readonly #iterator: Iterator<unknown> | AsyncIterator<unknown>;
   readonly #async: boolean;
   #buffer: ChangedItem[] = [];
+  /**
+   * Changed items claimed by this run whose seen marks are not in the state yet: they are written
+   * with their batch's answer (one write instead of two), and found here until then.
+   */
+  readonly #unwritten = new Map<string, number>();
   #position = 0;
   #ended = false;
   /** Items read so far. */
@@ -92,6 +97,11 @@ export class Classifier<Result extends ItemResultShape> {
       await this.#readWindow();
     }
     return this.#buffer[this.#position++];
+  }
+
+  /** The seen marks of these changed items are now in the state. */
+  written(items: readonly ChangedItem[]): void {
+    for (const item of items) if (this.#unwritten.get(item.key) === item.index) this.#unwritten.delete(item.key);
   }
 
   /** Stops reading the input (the caller leaves early). */
@@ -179,6 +189,12 @@ export class Classifier<Result extends ItemResultShape> {
         this.unchanged += 1;
         continue;
       }
+      if (this.#plan.repeats.kind === 'state') {
+        // Its seen mark travels with its batch (see #unwritten).
+        // It was claimed just now, so its mark is the last one pushed.
+        if (marks.at(-1)?.index === index) marks.pop();
+        this.#unwritten.set(key!, index);
+      }
       const ids = idsOf(judged);
       this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: this.#plan.storeIdsOf(judged) });
     }
@@ -189,7 +205,7 @@ export class Classifier<Result extends ItemResultShape> {
   #claim(key: string, index: number, stored: Map<string, StoredItem>, claimedHere: Map<string, number>, marks: SeenMark[], item: unknown): number {
     const { repeats } = this.#plan;
     if (repeats.kind === 'memory') return repeats.seen.claim(key, index);
-    const here = claimedHere.get(key);
+    const here = claimedHere.get(key) ?? this.#unwritten.get(key);
     if (here !== undefined) return here;
     const before = stored.get(key);
     if (before?.seenSeq === repeats.seq && before.seenIndex !== null) return before.seenIndex;

@@ -148,7 +148,7 @@ async function execute<Result extends ItemResultShape>(
   const storeRejections = async () => {
     if (rejectionsToStore.length === 0) return;
     const errors = rejectionsToStore.splice(0);
-    await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), acknowledged: [], errors });
+    await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), seen: { seq, marks: [] }, acknowledged: [], errors });
   };
   const itemsTotal = Array.isArray(items) ? items.length : undefined;
   const progress = (): SyncProgress => {
@@ -203,7 +203,11 @@ async function execute<Result extends ItemResultShape>(
     mergeInOrder(results, failed);
     const toStore = failed.slice(0, Math.max(0, MAX_STORED_ERRORS - storedErrors));
     storedErrors += toStore.length;
-    if (!dryRun) await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), acknowledged, errors: toStore.map(errorItem) });
+    if (!dryRun) {
+      const seen = settled.batch.map((changed) => ({ key: changed.key, externalId: changed.externalId, storeId: changed.storeId, index: changed.index }));
+      await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), seen: { seq, marks: seen }, acknowledged, errors: toStore.map(errorItem) });
+      classifier.written(settled.batch);
+    }
     report();
   };
 
@@ -223,9 +227,16 @@ async function execute<Result extends ItemResultShape>(
       if (batch.length === 0) break;
       counts.sent += batch.length;
       if (dryRun) continue;
-      if (inFlight.length >= concurrency) await record(await inFlight.shift()!);
-      inFlight.push(send(batch));
       batches += 1;
+      if (inFlight.length < concurrency) {
+        inFlight.push(send(batch));
+        continue;
+      }
+      // The next request goes out before the answered batch is written to the state: the write
+      // overlaps the wait instead of adding to it.
+      const answered = await inFlight.shift()!;
+      inFlight.push(send(batch));
+      await record(answered);
     }
     while (inFlight.length > 0) await record(await inFlight.shift()!);
     complete = true;

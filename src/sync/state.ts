@@ -143,8 +143,19 @@ export interface SyncState {
   lookup(scope: string, kind: SyncKind, keys: readonly string[]): Promise<Map<string, StoredItem>>;
   /** Marks the items as seen by run `seq` at their index, creating rows (without fingerprint) as needed. */
   markSeen(scope: string, kind: SyncKind, seq: number, marks: readonly SeenMark[]): Promise<void>;
-  /** Records what a batch's answer acknowledged and the run's failed items, in one transaction. */
-  recordBatch(request: { scope: string; kind: SyncKind; runId: string; sentAt: number; acknowledged: readonly AcknowledgedItem[]; errors: readonly RunErrorItem[] }): Promise<void>;
+  /**
+   * Records, in one transaction, the seen marks of a batch's items (as {@link markSeen}), what its
+   * answer acknowledged, and the run's failed items.
+   */
+  recordBatch(request: {
+    scope: string;
+    kind: SyncKind;
+    runId: string;
+    sentAt: number;
+    seen: { seq: number; marks: readonly SeenMark[] };
+    acknowledged: readonly AcknowledgedItem[];
+    errors: readonly RunErrorItem[];
+  }): Promise<void>;
   /** Items with a fingerprint last seen before run `seq`, by key, after `afterKey`, at most `limit`. */
   orphans(scope: string, kind: SyncKind, seq: number, afterKey: string | null, limit: number): Promise<OrphanRow[]>;
   countOrphans(scope: string, kind: SyncKind, seq: number): Promise<number>;

@@ -4,7 +4,7 @@
  * it (one run per scope and kind at a time, by lease). Needs `pg` ≥ 8, an optional peer dependency.
  */
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import type { StoredItem, SyncState } from '../state.ts';
+import type { SeenMark, StoredItem, SyncState } from '../state.ts';
 import { runFromRow, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link postgresSyncState}: a connection string (or pool config), or an existing pool. */
@@ -105,6 +105,12 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
     return db.changes(sql, params);
   }
   const runRow = (row: RunRow) => runFromRow(row);
+  const markSeenStatement = (scope: string, kind: string, seq: number, marks: readonly SeenMark[]): [string, unknown[]] => [
+    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, seen_seq, seen_index)
+     SELECT $1, $2, k, e, s, $3, i FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(k, e, s, i)
+     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
+    [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
+  ];
 
   return {
     migrate,
@@ -184,20 +190,17 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
 
     async markSeen(scope, kind, seq, marks) {
       if (marks.length === 0) return;
-      await query(
-        `INSERT INTO ${items} (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-         SELECT $1, $2, k, e, s, $3, i FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(k, e, s, i)
-         ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
-        [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
-      );
+      await migrate();
+      await db.query(...markSeenStatement(scope, kind, seq, marks));
     },
 
-    async recordBatch({ scope, kind, runId, sentAt, acknowledged, errors }) {
-      if (acknowledged.length === 0 && errors.length === 0) return;
+    async recordBatch({ scope, kind, runId, sentAt, seen, acknowledged, errors }) {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
       await migrate();
       const client = await (await db.get()).connect();
       try {
         await client.query('BEGIN');
+        if (seen.marks.length > 0) await client.query(...markSeenStatement(scope, kind, seen.seq, seen.marks));
         if (acknowledged.length > 0) {
           await client.query(
             `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids)

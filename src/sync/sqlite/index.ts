@@ -6,7 +6,7 @@
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
+import type { SeenMark, SyncState, StoredSyncRun, SyncKind } from '../state.ts';
 import { runFromRow, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -75,6 +75,14 @@ CREATE TABLE IF NOT EXISTS sync_leases (
   PRIMARY KEY (scope, kind)
 );
 `;
+
+function markSeen(db: SqliteDatabase, scope: string, kind: string, seq: number, marks: readonly SeenMark[]): void {
+  db.prepare(
+    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index)
+     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3 FROM json_each(?) WHERE true
+     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
+  ).run(scope, kind, seq, JSON.stringify(marks.map((mark) => [mark.key, mark.externalId, mark.storeId, mark.index])));
+}
 
 const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, started_at, finished_at, outcome, complete, total, unchanged, sent, created, updated, errors, orphans, error';
 
@@ -191,18 +199,13 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
 
     markSeen: async (scope, kind, seq, marks) => {
       if (marks.length === 0) return;
-      await write((db) => {
-        db.prepare(
-          `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-           SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3 FROM json_each(?) WHERE true
-           ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
-        ).run(scope, kind, seq, JSON.stringify(marks.map((mark) => [mark.key, mark.externalId, mark.storeId, mark.index])));
-      });
+      await write((db) => markSeen(db, scope, kind, seq, marks));
     },
 
-    recordBatch: async ({ scope, kind, runId, sentAt, acknowledged, errors }) => {
-      if (acknowledged.length === 0 && errors.length === 0) return;
+    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, errors }) => {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
       await write((db) => {
+        if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
         if (acknowledged.length > 0) {
           db.prepare(
             `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids)
