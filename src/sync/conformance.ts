@@ -81,13 +81,14 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
         runId: 'r1',
         sentAt: T0 + 5,
         seen: { seq, marks: [{ key: 'D', externalId: 'D', storeId: '', index: 3 }] },
-        acknowledged: [{ key: 'A', externalId: 'A', storeId: '', fingerprint: 'fa', storeIds: ['st-1', 'st-2'] }],
+        acknowledged: [{ key: 'A', index: 0, externalId: 'A', storeId: '', fingerprint: 'fa', storeIds: ['st-1', 'st-2'] }],
         errors: [{ index: 1, external_id: 'B', code: 'INTERNAL', message: 'boom' }],
       });
       const found = await state.lookup('s1', 'catalog', ['A', 'B', 'C']);
       expect(found.get('A')).toEqual({ fingerprint: 'fa', sentAt: T0 + 5, seenSeq: seq, seenIndex: 0 });
       expect(found.get('B')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 1 });
       expect(found.has('C')).toBe(false);
+      expect((await state.orphans('s1', 'catalog', seq + 1, null, 10))[0]).toMatchObject({ externalId: 'A', storeIds: ['st-1', 'st-2'] });
       // A batch's seen marks are written with its answer, acknowledged or not.
       expect((await state.lookup('s1', 'catalog', ['D'])).get('D')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3 });
       expect((await state.lookup('s2', 'catalog', ['A'])).size).toBe(0);
@@ -99,7 +100,7 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       const first = await run('r1');
       const keys = ['A', 'B', 'C', 'D'];
       await state.markSeen('s1', 'catalog', first, keys.map((key, index) => ({ key, externalId: key, storeId: '', index })));
-      await state.recordBatch({ scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0, seen: { seq: first, marks: [] }, acknowledged: keys.map((key) => ({ key, externalId: key, storeId: '', fingerprint: key, storeIds: ['st'] })), errors: [] });
+      await state.recordBatch({ scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0, seen: { seq: first, marks: [] }, acknowledged: keys.map((key, index) => ({ key, index, externalId: key, storeId: '', fingerprint: key, storeIds: ['st'] })), errors: [] });
       await state.finishRun('r1', { finishedAt: T0 + 1, outcome: 'completed', complete: true, orphans: 0, error: null, total: 4, unchanged: 0, sent: 4, created: 4, updated: 0, errors: 0 });
       const second = await run('r2');
       await state.markSeen('s1', 'catalog', second, [{ key: 'B', externalId: 'B', storeId: '', index: 0 }]);

@@ -14,7 +14,7 @@ import { FirstOccurrences } from '../resources/bulk/windowing.ts';
 import { SyncLeaseLostError, SyncRunInProgressError } from './errors.ts';
 import type { SyncKindAdapter } from './kinds.ts';
 import { scopeOf } from './scope.ts';
-import type { AcknowledgedItem, RunErrorItem, SyncState } from './state.ts';
+import type { AcknowledgedItem, RunErrorItem, SeenMark, SyncState } from './state.ts';
 import type { SyncProgress, SyncRunOptions } from './types.ts';
 
 export const LEASE_MS = 60_000;
@@ -185,15 +185,17 @@ async function execute<Result extends ItemResultShape>(
     const failure = settled.error instanceof BulkOperationError ? settled.error.cause : settled.error;
     if (settled.error !== undefined && (!(settled.error instanceof BulkOperationError) || isFatal(failure))) throw failure;
     const acknowledged: AcknowledgedItem[] = [];
+    const seen: SeenMark[] = [];
     const failed: Result[] = [];
     settled.batch.forEach((changed, position) => {
       const answered = settled.results?.[position];
       if (answered && (answered.status === 'created' || answered.status === 'updated')) {
         if (answered.status === 'created') counts.created += 1;
         else counts.updated += 1;
-        acknowledged.push({ key: changed.key, externalId: changed.externalId, storeId: changed.storeId, fingerprint: changed.fingerprint, storeIds: changed.storeIds });
+        acknowledged.push({ key: changed.key, index: changed.index, externalId: changed.externalId, storeId: changed.storeId, fingerprint: changed.fingerprint, storeIds: changed.storeIds });
         return;
       }
+      seen.push({ key: changed.key, externalId: changed.externalId, storeId: changed.storeId, index: changed.index });
       const result = answered
         ? { ...answered, index: changed.index, status: 'error' as const, error: answered.error ?? { code: 'UNKNOWN_STATUS', message: `the service answered status ${answered.status}` } }
         : { ...adapter.rules.rejected(changed.index, changed.item, ''), error: { code: codeOf(failure), message: (failure as Error)?.message ?? String(failure) } };
@@ -204,7 +206,6 @@ async function execute<Result extends ItemResultShape>(
     const toStore = failed.slice(0, Math.max(0, MAX_STORED_ERRORS - storedErrors));
     storedErrors += toStore.length;
     if (!dryRun) {
-      const seen = settled.batch.map((changed) => ({ key: changed.key, externalId: changed.externalId, storeId: changed.storeId, index: changed.index }));
       await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), seen: { seq, marks: seen }, acknowledged, errors: toStore.map(errorItem) });
       classifier.written(settled.batch);
     }

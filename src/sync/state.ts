@@ -33,9 +33,10 @@ export interface SeenMark {
   index: number;
 }
 
-/** An item the service acknowledged (`created` or `updated`). */
+/** An item the service acknowledged (`created` or `updated`); also marked seen at `index`. */
 export interface AcknowledgedItem {
   key: string;
+  index: number;
   externalId: string;
   storeId: string;
   fingerprint: string;
@@ -144,8 +145,9 @@ export interface SyncState {
   /** Marks the items as seen by run `seq` at their index, creating rows (without fingerprint) as needed. */
   markSeen(scope: string, kind: SyncKind, seq: number, marks: readonly SeenMark[]): Promise<void>;
   /**
-   * Records, in one transaction, the seen marks of a batch's items (as {@link markSeen}), what its
-   * answer acknowledged, and the run's failed items.
+   * Records, in one transaction, what a batch's answer acknowledged (fingerprint, time, stores,
+   * and seen by run `seen.seq` at its index), the seen marks of its other items (as
+   * {@link markSeen}), and the run's failed items.
    */
   recordBatch(request: {
     scope: string;

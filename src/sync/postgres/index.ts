@@ -203,9 +203,10 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
         if (seen.marks.length > 0) await client.query(...markSeenStatement(scope, kind, seen.seq, seen.marks));
         if (acknowledged.length > 0) {
           await client.query(
-            `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids)
-             SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' ') FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(k, e, s, f, ids)
-             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, sent_at = EXCLUDED.sent_at, store_ids = EXCLUDED.store_ids`,
+            `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index)
+             SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' '), $9, i FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::bigint[]) AS t(k, e, s, f, ids, i)
+             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, sent_at = EXCLUDED.sent_at, store_ids = EXCLUDED.store_ids,
+               seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
             [
               scope,
               kind,
@@ -216,6 +217,8 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
               acknowledged.map((a) => a.fingerprint),
               // Store ids are UUIDs (checked before sending): a space cannot occur in one.
               acknowledged.map((a) => a.storeIds.join(' ')),
+              seen.seq,
+              acknowledged.map((a) => a.index),
             ],
           );
         }

@@ -208,14 +208,17 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
         if (acknowledged.length > 0) {
           db.prepare(
-            `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids)
-             SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4 FROM json_each(?) WHERE true
-             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids`,
+            `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index)
+             SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4, ?, value ->> 5 FROM json_each(?) WHERE true
+             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids,
+               seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
           ).run(
             scope,
             kind,
             sentAt,
-            JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, JSON.stringify(item.storeIds)])),
+            seen.seq,
+            // Store ids are UUIDs (checked before sending): joined by spaces, which none can hold.
+            JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, item.storeIds.join(' '), item.index])),
           );
         }
         if (errors.length > 0) {
@@ -241,7 +244,7 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
           key: row.key,
           externalId: row.external_id,
           storeId: row.store_id,
-          storeIds: row.store_ids ? (JSON.parse(row.store_ids) as string[]) : [],
+          storeIds: row.store_ids ? row.store_ids.split(' ') : [],
           sentAt: Number(row.sent_at),
         })),
       ),
