@@ -1,5 +1,5 @@
 // A run's row as both stores select it (SQLite integers, Postgres bigints as strings), read once.
-import type { StoredSyncRun, SyncKind, SyncRunOutcome } from './state.ts';
+import type { FinishedSyncRun, RunErrorItem, StoredSyncRun, SyncKind, SyncRunOutcome } from './state.ts';
 
 export interface RunRow {
   seq: number | string;
@@ -46,5 +46,25 @@ export function runFromRow(row: RunRow): StoredSyncRun {
     errors: Number(row.errors),
     orphans: orNull(row.orphans),
     error: row.error,
+  };
+}
+
+/** The columns `finishRun` sets, in the order of {@link finishedValues}. */
+export const FINISHED_COLUMNS = ['finished_at', 'outcome', 'complete', 'total', 'unchanged', 'sent', 'created', 'updated', 'errors', 'orphans', 'error'] as const;
+
+/** `finishRun`'s values; `complete` as the driver takes a boolean (SQLite: 0/1). */
+export function finishedValues(finished: FinishedSyncRun, complete: (value: boolean) => unknown): unknown[] {
+  const { finishedAt, outcome, total, unchanged, sent, updated, errors, orphans, error } = finished;
+  return [finishedAt, outcome, complete(finished.complete), total, unchanged, sent, finished.created ?? null, updated, errors, orphans, error];
+}
+
+/** A stored failed item as `runErrors` returns it. */
+export function runErrorFromRow(row: { idx: number | string; external_id: string; store_id: string | null; code: string; message: string }): RunErrorItem {
+  return {
+    index: Number(row.idx),
+    external_id: row.external_id,
+    ...(row.store_id === null ? {} : { store_id: row.store_id }),
+    code: row.code,
+    message: row.message,
   };
 }

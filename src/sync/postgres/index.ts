@@ -5,7 +5,7 @@
  */
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import type { SeenMark, StoredItem, SyncState } from '../state.ts';
-import { runFromRow, type RunRow } from '../state-rows.ts';
+import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link postgresSyncState}: a connection string (or pool config), or an existing pool. */
 export interface PostgresSyncStateOptions extends PostgresConnectionOptions {
@@ -152,23 +152,8 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
     },
 
     async finishRun(runId, finished) {
-      await query(
-        `UPDATE ${runs} SET finished_at = $1, outcome = $2, complete = $3, total = $4, unchanged = $5, sent = $6, created = $7, updated = $8, errors = $9, orphans = $10, error = $11 WHERE run_id = $12`,
-        [
-          finished.finishedAt,
-          finished.outcome,
-          finished.complete,
-          finished.total,
-          finished.unchanged,
-          finished.sent,
-          finished.created ?? null,
-          finished.updated,
-          finished.errors,
-          finished.orphans,
-          finished.error,
-          runId,
-        ],
-      );
+      const values = finishedValues(finished, (complete) => complete);
+      await query(`UPDATE ${runs} SET ${FINISHED_COLUMNS.map((column, i) => `${column} = $${i + 1}`).join(', ')} WHERE run_id = $${values.length + 1}`, [...values, runId]);
     },
 
     async lookup(scope, kind, keys) {
@@ -282,13 +267,7 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
         `SELECT idx, external_id, store_id, code, message FROM ${runErrors} WHERE run_id = $1 AND idx > $2 ORDER BY idx LIMIT $3`,
         [runId, afterIndex, limit],
       );
-      return rows.map((row) => ({
-        index: Number(row.idx),
-        external_id: row.external_id,
-        ...(row.store_id === null ? {} : { store_id: row.store_id }),
-        code: row.code,
-        message: row.message,
-      }));
+      return rows.map(runErrorFromRow);
     },
 
     close: () => db.close(),

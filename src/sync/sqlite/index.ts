@@ -7,7 +7,7 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
 import type { SeenMark, SyncState, StoredSyncRun, SyncKind } from '../state.ts';
-import { runFromRow, type RunRow } from '../state-rows.ts';
+import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
 export interface SqliteSyncStateOptions {
@@ -160,22 +160,7 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
 
     finishRun: (runId, finished) =>
       run((db) => {
-        db.prepare(
-          'UPDATE sync_runs SET finished_at = ?, outcome = ?, complete = ?, total = ?, unchanged = ?, sent = ?, created = ?, updated = ?, errors = ?, orphans = ?, error = ? WHERE run_id = ?',
-        ).run(
-          finished.finishedAt,
-          finished.outcome,
-          finished.complete ? 1 : 0,
-          finished.total,
-          finished.unchanged,
-          finished.sent,
-          finished.created ?? null,
-          finished.updated,
-          finished.errors,
-          finished.orphans,
-          finished.error,
-          runId,
-        );
+        db.prepare(`UPDATE sync_runs SET ${FINISHED_COLUMNS.map((column) => `${column} = ?`).join(', ')} WHERE run_id = ?`).run(...finishedValues(finished, (complete) => (complete ? 1 : 0)), runId);
       }),
 
     lookup: (scope, kind, keys) =>
@@ -293,13 +278,7 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
           db
             .prepare('SELECT idx, external_id, store_id, code, message FROM sync_run_errors WHERE run_id = ? AND idx > ? ORDER BY idx LIMIT ?')
             .all(runId, afterIndex, limit) as { idx: number; external_id: string; store_id: string | null; code: string; message: string }[]
-        ).map((row) => ({
-          index: Number(row.idx),
-          external_id: row.external_id,
-          ...(row.store_id === null ? {} : { store_id: row.store_id }),
-          code: row.code,
-          message: row.message,
-        })),
+        ).map(runErrorFromRow),
       ),
 
     async close() {
