@@ -1,9 +1,10 @@
 // Figure (issue 20): the delta sync. In one run:
 // - at the service's real rate (the sandbox's 120/min with its burst, the client's default bucket):
-//   100k products pushed whole (an empty state), then the same 100k with 1% changed, in fresh
-//   processes: write requests and wall time of the second against the first;
+//   100k products pushed whole (an empty state), then, 10 s later, the same 100k with 1% changed,
+//   in fresh processes: write requests and wall time of the second against the first;
 // - 1M unchanged products: write requests (0) and peak RSS against 100k unchanged, each run in a
-//   fresh process, the state filled beforehand through the counting server;
+//   fresh process, the state filled beforehand through the counting server (and, as a diagnostic,
+//   one pair with V8's young generation capped);
 // - everything changed with the rate limit off: a first sync (empty state) against upsertProducts
 //   of the same array, each into a fresh sandbox, alternating.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,12 +29,18 @@ interface Run {
   sent: number;
   unchanged: number;
   peakRssMb: number;
+  /** With --expose-gc: the heap still used after a full GC at the end. */
+  liveHeapMb?: number;
 }
 
 type SandboxInfo = { url: string; apiKey: string; storeIds: string[] };
 
-const syncRun = (url: string, apiKey: string, state: string, count: number, changedEvery: number, rate: 'on' | 'off', input: 'array' | 'stream') =>
-  runWorker<Run>('sync-client.ts', ['sync', url, apiKey, state, String(count), String(changedEvery), rate, input]);
+const syncRun = (url: string, apiKey: string, state: string, count: number, changedEvery: number, rate: 'on' | 'off', input: 'array' | 'stream', nodeFlags: string[] = []) =>
+  runWorker<Run>('sync-client.ts', ['sync', url, apiKey, state, String(count), String(changedEvery), rate, input], nodeFlags);
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Long enough for the sandbox's per-key bucket (2/s) to hold the few requests a later, scheduled run makes. */
+const BETWEEN_RUNS_MS = 10_000;
 
 async function atTheRateLimit(dir: string) {
   const sandbox = await startServer<SandboxInfo>('sandbox-server.ts', ['{}']);
@@ -41,6 +48,8 @@ async function atTheRateLimit(dir: string) {
     const { url, apiKey } = sandbox.info;
     const state = join(dir, 'rated.db');
     const full = await syncRun(url, apiKey, state, COUNT, 0, 'on', 'array');
+    // The full push emptied the service's bucket; a nightly run comes hours later, not at once.
+    await pause(BETWEEN_RUNS_MS);
     const changed = await syncRun(url, apiKey, state, COUNT, 100, 'on', 'array');
     return { full, changed };
   } finally {
@@ -59,10 +68,17 @@ async function unchangedMemory(dir: string) {
     const runs = await repeat(RUNS, async (run) => {
       const order = run % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
       const out: Partial<Record<'small' | 'large', Run>> = {};
-      for (const size of order) out[size] = await syncRun(url, key, size === 'small' ? small : large, size === 'small' ? COUNT : LARGE, 0, 'off', 'stream');
+      for (const size of order) out[size] = await syncRun(url, key, size === 'small' ? small : large, size === 'small' ? COUNT : LARGE, 0, 'off', 'stream', ['--expose-gc']);
       return out as Record<'small' | 'large', Run>;
     });
-    return { fill, runs };
+    // Diagnostic, not the figure: the same pair with V8's young generation capped, which shows
+    // whether the growth is memory the run holds or the young generation V8 grows for a long run.
+    const cappedYoung = ['--expose-gc', '--max-semi-space-size=4'];
+    const capped = {
+      small: await syncRun(url, key, small, COUNT, 0, 'off', 'stream', cappedYoung),
+      large: await syncRun(url, key, large, LARGE, 0, 'off', 'stream', cappedYoung),
+    };
+    return { fill, runs, capped };
   } finally {
     await server.stop();
   }
@@ -123,6 +139,8 @@ export const syncFigure: Figure = {
             largePeakRssMb: summarize(memory.runs.map((r) => r.large.peakRssMb)),
             largeSeconds,
             smallSeconds: summarize(memory.runs.map((r) => r.small.ms / 1000)),
+            liveHeapAfterGcMb: { small: summarize(memory.runs.map((r) => r.small.liveHeapMb ?? 0)), large: summarize(memory.runs.map((r) => r.large.liveHeapMb ?? 0)) },
+            youngGenerationCappedAt4Mb: { small: memory.capped.small.peakRssMb, large: memory.capped.large.peakRssMb, ratio: round(memory.capped.large.peakRssMb / memory.capped.small.peakRssMb) },
           },
           everythingChanged: {
             ratio: xUpsert,
@@ -133,7 +151,7 @@ export const syncFigure: Figure = {
           },
         },
         targets: [
-          { target: `sync 100k, 1% changed, at 120/min: ≤ ${TARGET_WRITES} write requests`, met: rated.changed.writes <= TARGET_WRITES, measured: `${rated.changed.writes} (+1 health)` },
+          { target: `sync 100k, 1% changed, at 120/min: ≤ ${TARGET_WRITES} write requests`, met: rated.changed.writes <= TARGET_WRITES, measured: `${rated.changed.writes} (+${rated.changed.requests - rated.changed.writes} health)` },
           {
             target: 'sync 100k, 1% changed, at 120/min: ≤ 1/20 of the full push’s wall time',
             met: timeXFull <= TARGET_TIME_X_FULL,
@@ -143,7 +161,7 @@ export const syncFigure: Figure = {
           {
             target: `sync 1M unchanged: peak RSS ≤ ${TARGET_RSS_X_100K}× 100k unchanged`,
             met: rssRatio.median <= TARGET_RSS_X_100K,
-            measured: `${rssRatio.median.toFixed(2)}×`,
+            measured: `${rssRatio.median.toFixed(2)}× (young generation capped at 4 MB: ${(memory.capped.large.peakRssMb / memory.capped.small.peakRssMb).toFixed(2)}×)`,
           },
           { target: `sync 100k, everything changed, rate limit off: ≤ ${TARGET_X_UPSERT}× upsertProducts`, met: xUpsert.median <= TARGET_X_UPSERT, measured: `${xUpsert.median.toFixed(2)}×` },
         ],

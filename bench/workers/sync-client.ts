@@ -24,7 +24,8 @@ let requests = 0;
 let writes = 0;
 const counting: typeof fetch = (target, init) => {
   requests += 1;
-  if (init?.method !== 'GET') writes += 1;
+  const method = init?.method ?? (target instanceof Request ? target.method : 'GET');
+  if (method.toUpperCase() !== 'GET') writes += 1;
   return fetch(target, init);
 };
 const client = new IntegrationClient({ apiKey, baseUrl: url, fetch: counting, ...(rate === 'on' ? {} : { rateLimit: false as const }) });
@@ -41,4 +42,9 @@ if (mode === 'upsert') {
   counts = result;
 }
 const ms = performance.now() - start;
-console.log(JSON.stringify({ mode, count, ms, requests, writes, ...counts, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+// With --expose-gc: what the run still holds once garbage is collected (none of its input).
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const liveHeapMb = gc ? process.memoryUsage().heapUsed / 2 ** 20 : undefined;
+console.log(JSON.stringify({ mode, count, ms, requests, writes, ...counts, peakRssMb, liveHeapMb }));
