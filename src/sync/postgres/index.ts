@@ -51,7 +51,6 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
           seen_index BIGINT,
           PRIMARY KEY (scope, kind, key)
         )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS items_external_id ON ${items} (scope, kind, external_id)`);
       await client.query(`
         CREATE TABLE IF NOT EXISTS ${runs} (
           seq BIGSERIAL PRIMARY KEY,
@@ -242,6 +241,7 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
       return Number(rows[0]!.n);
     },
 
+    // By `external_id`: a scan of the scope and kind, with no index on it (see the SQLite state).
     forget: (scope, kind, externalIds) =>
       externalIds === undefined
         ? changes(`DELETE FROM ${items} WHERE scope = $1 AND kind = $2`, [scope, kind])

@@ -34,7 +34,6 @@ CREATE TABLE IF NOT EXISTS sync_items (
   seen_index INTEGER,
   PRIMARY KEY (scope, kind, key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sync_items_external_id ON sync_items (scope, kind, external_id);
 CREATE TABLE IF NOT EXISTS sync_runs (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id TEXT NOT NULL UNIQUE,
@@ -242,6 +241,8 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         return Number(row.n);
       }),
 
+    // By `external_id`: a scan of the scope and kind, with no index on it (forgetting is an operator's
+    // occasional act; an index would be paid by every write of every run).
     forget: (scope, kind, externalIds) =>
       write((db) => {
         if (externalIds === undefined) return Number(db.prepare('DELETE FROM sync_items WHERE scope = ? AND kind = ?').run(scope, kind).changes);
