@@ -2,7 +2,7 @@
 // repeat rule, over the whole input), unchanged (its fingerprint is what the service last
 // acknowledged) or changed. One state lookup and one write per window, never one per item.
 import { raceAbort } from '../clock.ts';
-import { plainCopy, UNREADABLE_ITEM } from '../resources/bulk/item-checks.ts';
+import { markCheckedCopy, plainCopy, UNREADABLE_ITEM } from '../resources/bulk/item-checks.ts';
 import type { BulkInput, ItemResultShape, ItemRules } from '../resources/bulk/types.ts';
 import { FirstOccurrences } from '../resources/bulk/windowing.ts';
 import { fingerprintOf } from './fingerprint.ts';
@@ -88,15 +88,25 @@ export class Classifier<Result extends ItemResultShape> {
     return this.#ended && this.#position >= this.#buffer.length;
   }
 
-  /** The next changed item, reading further windows as needed; `undefined` at the end of the input. */
-  async next(): Promise<ChangedItem | undefined> {
-    while (this.#position >= this.#buffer.length) {
-      if (this.#ended) return undefined;
-      this.#buffer = [];
-      this.#position = 0;
-      await this.#readWindow();
+  /**
+   * The next changed items, at most `size`, reading further windows as needed: fewer than `size`
+   * only at the end of the input (none: the input is done). One await per window, not per item.
+   */
+  async take(size: number): Promise<ChangedItem[]> {
+    const taken: ChangedItem[] = [];
+    while (taken.length < size) {
+      if (this.#position >= this.#buffer.length) {
+        if (this.#ended) break;
+        this.#buffer = [];
+        this.#position = 0;
+        await this.#readWindow();
+        continue;
+      }
+      const end = Math.min(this.#buffer.length, this.#position + size - taken.length);
+      for (let i = this.#position; i < end; i += 1) taken.push(this.#buffer[i]!);
+      this.#position = end;
     }
-    return this.#buffer[this.#position++];
+    return taken;
   }
 
   /** The seen marks of these changed items are now in the state. */
@@ -195,6 +205,8 @@ export class Classifier<Result extends ItemResultShape> {
         if (marks.at(-1)?.index === index) marks.pop();
         this.#unwritten.set(key!, index);
       }
+      // Sent through the client's bulk write, which would copy it again: it is that copy already.
+      markCheckedCopy(judged);
       const ids = idsOf(judged);
       this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: this.#plan.storeIdsOf(judged) });
     }

@@ -218,12 +218,7 @@ async function execute<Result extends ItemResultShape>(
     const inFlight: Promise<Settled<Result>>[] = [];
     const concurrency = options.concurrency ?? 1;
     for (;;) {
-      const batch: ChangedItem[] = [];
-      while (batch.length < sendOptions.batchSize) {
-        const changed = await classifier.next();
-        if (!changed) break;
-        batch.push(changed);
-      }
+      const batch = await classifier.take(sendOptions.batchSize);
       await storeRejections();
       if (batch.length === 0) break;
       counts.sent += batch.length;
