@@ -1,6 +1,7 @@
 import { IntegrationClient } from '../client.ts';
 import { systemClock } from '../clock.ts';
 import { ApiError, ConfigurationError } from '../errors/index.ts';
+import { stockRules } from '../resources/bulk/item-checks.ts';
 import type { CallOptions } from '../transport/types.ts';
 import { catalogKind, stockKind } from './kinds.ts';
 import { runSync, type RunContext } from './run.ts';
@@ -146,7 +147,11 @@ export function createSync(options: CreateSyncOptions): Sync {
         outcome.deactivated += done.length;
         outcome.errors += withStores.length - done.length;
         // Deactivated: if the item comes back, it is sent again (with its stores active as the ERP says).
-        if (done.length > 0) await state.forget(at, kind, done.map((orphan) => orphan.external_id));
+        // A stock orphan is one pair: its product's other stores keep their state.
+        if (done.length > 0) {
+          if (kind === 'catalog') await state.forget(at, kind, done.map((orphan) => orphan.external_id));
+          else await state.forgetKeys(at, kind, done.map((orphan) => stockRules.repeatKey({ external_id: orphan.external_id, store_id: orphan.store_ids[0] })!));
+        }
       };
       for await (const orphan of orphans as AsyncIterable<SyncOrphan>) {
         batch.push(orphan);

@@ -163,6 +163,8 @@ export interface SyncState {
   countOrphans(scope: string, kind: SyncKind, seq: number): Promise<number>;
   /** Forgets every item of the scope and kind, or those with one of `externalIds`; returns how many rows went. */
   forget(scope: string, kind: SyncKind, externalIds?: readonly string[]): Promise<number>;
+  /** Forgets the items with these repeat keys (a stock pair, not every store of its product). */
+  forgetKeys(scope: string, kind: SyncKind, keys: readonly string[]): Promise<number>;
   /** The last run of the scope and kind that read its input to the end. */
   lastCompleteRun(scope: string, kind: SyncKind): Promise<StoredSyncRun | null>;
   /** Runs newest first, those with `seq < beforeSeq` when given. */

@@ -278,6 +278,26 @@ describe('sync.stock', () => {
   });
 });
 
+describe('sync.stock orphans', () => {
+  it('deactivates a pair that left the export in its store only; the other store of the product keeps its state', async () => {
+    const sandbox = await startSandbox();
+    const [s1, s2] = sandbox.storeIds;
+    const { sync, exchanges } = syncOn(sandbox, freshPath());
+    const known = sandbox.seed.products[2]!;
+    await sync.stock([
+      { external_id: known, store_id: s1!, stock_quantity: 1 },
+      { external_id: known, store_id: s2!, stock_quantity: 2 },
+    ]);
+    expect((await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).orphans).toBe(1);
+    const orphans = await collect(sync.orphans('stock'));
+    expect(orphans.map((o) => [o.external_id, o.store_ids])).toEqual([[known, [s2]]]);
+    expect(await sync.deactivate('stock', orphans)).toMatchObject({ deactivated: 1, errors: 0 });
+    expect(sandbox.getProduct(known)?.stores[s2!]?.active).toBe(false);
+    exchanges.length = 0;
+    expect(await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).toMatchObject({ unchanged: 1, sent: 0, orphans: 0 });
+  });
+});
+
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const value of iterable) out.push(value);

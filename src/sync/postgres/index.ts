@@ -247,6 +247,8 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
         ? changes(`DELETE FROM ${items} WHERE scope = $1 AND kind = $2`, [scope, kind])
         : changes(`DELETE FROM ${items} WHERE scope = $1 AND kind = $2 AND external_id = ANY($3::text[])`, [scope, kind, externalIds]),
 
+    forgetKeys: (scope, kind, keys) => changes(`DELETE FROM ${items} WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`, [scope, kind, keys]),
+
     async lastCompleteRun(scope, kind) {
       const rows = await query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${runs} WHERE scope = $1 AND kind = $2 AND complete ORDER BY seq DESC LIMIT 1`, [scope, kind]);
       return rows[0] ? runRow(rows[0]) : null;

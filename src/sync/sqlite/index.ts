@@ -256,6 +256,9 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         );
       }),
 
+    forgetKeys: (scope, kind, keys) =>
+      write((db) => Number(db.prepare('DELETE FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(keys)).changes)),
+
     lastCompleteRun: (scope, kind) =>
       run((db) => {
         const row = db.prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE scope = ? AND kind = ? AND complete = 1 ORDER BY seq DESC LIMIT 1`).get(scope, kind);
