@@ -126,24 +126,38 @@ async function execute<Result extends ItemResultShape>(
   const counts = { sent: 0, created: 0, updated: 0, serviceErrors: 0 };
   let storedErrors = 0;
   const rejectionsToStore: RunErrorItem[] = [];
-  const classifier = new Classifier(items, {
-    kind,
-    rules: adapter.rules,
-    storeIdsOf: adapter.storeIdsOf,
-    state,
-    scope,
-    resend: { full, maxAgeMs: context.maxAgeMs, now: startedAt },
-    repeats: dryRun ? { kind: 'memory', seen: new FirstOccurrences() } : { kind: 'state', seq },
-    signal,
-    onRejected: (result) => {
-      results.push(result);
-      if (!dryRun && storedErrors < MAX_STORED_ERRORS) {
-        storedErrors += 1;
-        rejectionsToStore.push(errorItem(result));
-      }
-    },
-    onWindow: () => report(),
-  });
+  let classifier: Classifier<Result>;
+  try {
+    classifier = newClassifier();
+  } catch (error) {
+    // The input could not even be opened: the run ends at once, recorded as failed.
+    stopRenewing();
+    if (!dryRun) {
+      await state.finishRun(runId, { ...finishedCounts({ total: 0, unchanged: 0, sent: 0, created: 0, updated: 0, errors: 0 }, kind === 'catalog'), finishedAt: clock.now(), outcome: 'failed', complete: false, orphans: null, error: describe(error) }).catch(() => {});
+      await state.releaseLease({ scope, kind, runId }).catch(() => {});
+    }
+    throw error;
+  }
+  function newClassifier(): Classifier<Result> {
+    return new Classifier(items, {
+      kind,
+      rules: adapter.rules,
+      storeIdsOf: adapter.storeIdsOf,
+      state,
+      scope,
+      resend: { full, maxAgeMs: context.maxAgeMs, now: startedAt },
+      repeats: dryRun ? { kind: 'memory', seen: new FirstOccurrences() } : { kind: 'state', seq },
+      signal,
+      onRejected: (result) => {
+        results.push(result);
+        if (!dryRun && storedErrors < MAX_STORED_ERRORS) {
+          storedErrors += 1;
+          rejectionsToStore.push(errorItem(result));
+        }
+      },
+      onWindow: () => report(),
+    });
+  }
   /** Local rejections go to the state's error list as they are found. */
   const storeRejections = async () => {
     if (rejectionsToStore.length === 0) return;
@@ -154,7 +168,8 @@ async function execute<Result extends ItemResultShape>(
   const progress = (): SyncProgress => {
     const errors = classifier.rejected + counts.serviceErrors;
     return {
-      itemsDone: classifier.unchanged + classifier.rejected + counts.created + counts.updated + counts.serviceErrors,
+      // A dry run's changed items are done once counted: nothing more happens to them.
+      itemsDone: classifier.unchanged + classifier.rejected + counts.created + counts.updated + counts.serviceErrors + (dryRun ? counts.sent : 0),
       itemsTotal,
       unchanged: classifier.unchanged,
       sent: counts.sent,
@@ -214,8 +229,8 @@ async function execute<Result extends ItemResultShape>(
 
   let complete = false;
   let batches = 0;
+  const inFlight: Promise<Settled<Result>>[] = [];
   try {
-    const inFlight: Promise<Settled<Result>>[] = [];
     const concurrency = options.concurrency ?? 1;
     for (;;) {
       const batch = await classifier.take(sendOptions.batchSize);
@@ -256,6 +271,11 @@ async function execute<Result extends ItemResultShape>(
     return outcome;
   } catch (error) {
     classifier.close();
+    // The input or a batch's write failed: the batches already sent may still be answered, and
+    // what they acknowledged is worth keeping (not after an abort: that stops at once).
+    if (!signal.aborted) {
+      for (const pending of inFlight.splice(0)) await pending.then(record).catch(() => {});
+    }
     const reason = stop.signal.aborted ? stop.signal.reason : error;
     if (!dryRun) {
       const aborted = options.signal?.aborted === true;

@@ -241,6 +241,23 @@ describe('sync.catalog', () => {
     expect(runs.map((r) => r.outcome)).toEqual(['completed', 'aborted', 'completed']);
   });
 
+  it('an input that fails (to open or mid-way) rejects the run, records it failed and frees the lease at once', async () => {
+    const sandbox = await startSandbox();
+    const { sync } = syncOn(sandbox, freshPath());
+    const unopenable = { [Symbol.iterator]: () => { throw new Error('export unavailable'); } } as unknown as Iterable<never>;
+    await expect(sync.catalog(unopenable)).rejects.toThrow('export unavailable');
+    function* breaksMidway() {
+      yield* products(1500);
+      throw new Error('cursor lost');
+    }
+    await expect(sync.catalog(breaksMidway())).rejects.toThrow('cursor lost');
+    const runs = await collect(sync.runs({ limit: 5 }));
+    expect(runs.map((r) => [r.outcome, r.complete])).toEqual([['failed', false], ['failed', false]]);
+    expect(runs[0]!.error).toContain('cursor lost');
+    // The first window's items were acknowledged before the input broke; the next run finds them.
+    expect(await sync.catalog(products(1500))).toMatchObject({ unchanged: 1000, sent: 500 });
+  });
+
   it('forgets one item or all: they are sent again', async () => {
     const sandbox = await startSandbox();
     const { sync } = syncOn(sandbox, freshPath());
