@@ -7,6 +7,8 @@ import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } fr
 import type { SeenMark, StoredItem, SyncState } from '../state.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, type RunRow } from '../state-rows.ts';
 
+export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
+
 /** Options of {@link postgresSyncState}: a connection string (or pool config), or an existing pool. */
 export interface PostgresSyncStateOptions extends PostgresConnectionOptions {
   /** The schema holding the sync's tables, created on first use. @default 'integration_sync' */
