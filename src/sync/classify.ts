@@ -8,8 +8,11 @@ import { FirstOccurrences } from '../resources/bulk/windowing.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import type { SeenMark, StoredItem, SyncKind, SyncState } from './state.ts';
 
-/** Items read per state window. */
-export const STATE_WINDOW = 1000;
+/**
+ * Items read per state window: one batch's worth (the default batch size), so that when everything
+ * changed, reading and hashing the next batch's items spreads evenly over the requests in flight.
+ */
+export const STATE_WINDOW = 500;
 
 /** A changed item, ready to send. */
 export interface ChangedItem {
