@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { IntegrationClient } from '../index.ts';
-import type { Sync, SyncProgress, SyncState } from '../sync/index.ts';
+import type { CatalogSyncResult, StockSyncResult, Sync, SyncProgress, SyncState } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { ErrorsFile } from './errors-file.ts';
 import { failure as describeFailure, redact } from './failure.ts';
@@ -124,9 +124,9 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
   };
 
   try {
-    const run = kind === 'catalog' ? sync.catalog(items(), { dryRun, full: options.full, signal: controller.signal, concurrency: options.concurrency, onProgress: (p) => show(p) })
-      : sync.stock(items(), { dryRun, full: options.full, signal: controller.signal, concurrency: options.concurrency, onProgress: (p) => show(p) });
-    const result = await run;
+    const runOptions = { dryRun, full: options.full, signal: controller.signal, concurrency: options.concurrency, onProgress: (p: SyncProgress) => show(p) };
+    const start = (): Promise<CatalogSyncResult | StockSyncResult> => (kind === 'catalog' ? sync.catalog(items(), runOptions) : sync.stock(items(), runOptions));
+    const result = options.resume ? await waitingForLease(start, command, json, controller.signal) : await start();
     for (const failed of result.results) {
       const storeId = (failed as { store_id?: string }).store_id ?? '';
       errors.write({ line: lines.at(failed.index), external_id: failed.external_id, store_id: storeId, code: failed.error?.code ?? 'UNKNOWN', message: failed.error?.message ?? `status ${failed.status}` });
@@ -164,6 +164,34 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
     process.off('SIGINT', onSigint);
     await errors.close();
     await sync.close();
+  }
+}
+
+/** The longest a resumed push waits for a dead run's lease: its 60 s, and a little more. */
+const LEASE_WAIT_MS = 65_000;
+const LEASE_POLL_MS = 2_000;
+
+/**
+ * `--resume` right after a crash: the dead run's lease still holds the kind for up to 60 s. Rather
+ * than fail, the resumed push waits for it (saying so), then starts; any other error is thrown.
+ */
+async function waitingForLease<T>(start: () => Promise<T>, command: string, json: boolean, signal: AbortSignal): Promise<T> {
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  let told = false;
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      const held = (error as { name?: unknown })?.name === 'SyncRunInProgressError';
+      if (!held || Date.now() >= deadline) throw error;
+      if (!told && !json) {
+        const { runId, startedAt } = error as { runId: string; startedAt: Date };
+        process.stderr.write(`${command}: run ${runId} (started ${startedAt.toISOString()}) still holds the lease; if its process died, it frees within 60 s. Waiting...\n`);
+      }
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+      signal.throwIfAborted();
+    }
   }
 }
 

@@ -108,15 +108,16 @@ describe('catalog push --state', () => {
     service.delayMs = 0;
     expect(killed.signal).toBe('SIGKILL');
     const sentBefore = sentProductIds(since(start));
-    // The killed run's lease would free the catalog within 60 s; the test moves that minute on in
-    // the state itself rather than wait it (the expiry is tested with a clock in test/sync/).
+    // The killed run's lease frees the catalog within 60 s; the test brings that to 3 s in the state
+    // itself rather than wait the minute (the expiry is tested with a clock in test/sync/).
     const Database = sqliteDatabaseClass('test', 'nothing');
     const database = new Database(state);
-    database.exec('UPDATE sync_leases SET expires_at = 0');
+    database.exec(`UPDATE sync_leases SET expires_at = ${Date.now() + 3000}`);
     database.close();
     const middle = service.requests.length;
     const resumed = await cli(['catalog', 'push', file, '--state', state, '--resume']);
     expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/still holds the lease; if its process died, it frees within 60 s\. Waiting/);
     const sentAfter = sentProductIds(since(middle));
     const firstTwoBatches = sentBefore.slice(0, 1000);
     expect(sentAfter.filter((id) => firstTwoBatches.includes(id))).toEqual([]);
