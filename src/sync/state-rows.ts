@@ -1,5 +1,5 @@
 // A run's row as both stores select it (SQLite integers, Postgres bigints as strings), read once.
-import type { FinishedSyncRun, RunErrorItem, StoredSyncRun, SyncKind, SyncRunOutcome } from './state.ts';
+import type { FinishedSyncRun, RunErrorItem, StoredItem, StoredSyncRun, SyncKind, SyncRunOutcome } from './state.ts';
 
 export interface RunRow {
   seq: number | string;
@@ -67,4 +67,16 @@ export function runErrorFromRow(row: { idx: number | string; external_id: string
     code: row.code,
     message: row.message,
   };
+}
+
+type Stored = number | string | null;
+const numberOrNull = (value: Stored): number | null => (value === null ? null : Number(value));
+
+/** `lookup`'s rows, by key. */
+export function storedItemsByKey(rows: readonly { key: string; fingerprint: string | null; sent_at: Stored; seen_seq: Stored; seen_index: Stored }[]): Map<string, StoredItem> {
+  const found = new Map<string, StoredItem>();
+  for (const row of rows) {
+    found.set(row.key, { fingerprint: row.fingerprint, sentAt: numberOrNull(row.sent_at), seenSeq: numberOrNull(row.seen_seq), seenIndex: numberOrNull(row.seen_index) });
+  }
+  return found;
 }

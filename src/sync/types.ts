@@ -4,7 +4,7 @@ import type { BulkInput } from '../resources/bulk/types.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import type { StockItem, StockItemResult } from '../schemas/stock.ts';
 import type { CallOptions } from '../transport/types.ts';
-import type { SyncKind, SyncRunOutcome, SyncState } from './state.ts';
+import type { SyncCounts, SyncKind, SyncRunOutcome, SyncState } from './state.ts';
 
 /**
  * Options of `createSync`.
@@ -99,8 +99,8 @@ export interface SyncOrphan {
   lastSentAt: Date;
 }
 
-/** A past run, as `runs()` lists it. */
-export interface SyncRunRecord {
+/** A past run, as `runs()` lists it, with its counts (`created` for catalog runs only). */
+export interface SyncRunRecord extends SyncCounts {
   runId: string;
   kind: SyncKind;
   baseUrl: string;
@@ -111,13 +111,6 @@ export interface SyncRunRecord {
   /** Whether it read its input to the end. */
   complete: boolean;
   full: boolean;
-  total: number;
-  unchanged: number;
-  sent: number;
-  /** Catalog runs only. */
-  created?: number;
-  updated: number;
-  errors: number;
   orphans: number | null;
   durationMs: number | null;
   /** Why it failed, when it rejected. */

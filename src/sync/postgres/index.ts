@@ -4,8 +4,8 @@
  * it (one run per scope and kind at a time, by lease). Needs `pg` ≥ 8, an optional peer dependency.
  */
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import type { SeenMark, StoredItem, SyncState } from '../state.ts';
-import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, type RunRow } from '../state-rows.ts';
+import type { SeenMark, SyncState } from '../state.ts';
+import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
 
@@ -162,16 +162,7 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
         `SELECT key, fingerprint, sent_at, seen_seq, seen_index FROM ${items} WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`,
         [scope, kind, keys],
       );
-      const found = new Map<string, StoredItem>();
-      for (const row of rows) {
-        found.set(row.key, {
-          fingerprint: row.fingerprint,
-          sentAt: row.sent_at === null ? null : Number(row.sent_at),
-          seenSeq: row.seen_seq === null ? null : Number(row.seen_seq),
-          seenIndex: row.seen_index === null ? null : Number(row.seen_index),
-        });
-      }
-      return found;
+      return storedItemsByKey(rows);
     },
 
     async markSeen(scope, kind, seq, marks) {

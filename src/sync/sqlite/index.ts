@@ -7,7 +7,7 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
 import type { SeenMark, SyncState, StoredSyncRun, SyncKind } from '../state.ts';
-import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, type RunRow } from '../state-rows.ts';
+import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
 export interface SqliteSyncStateOptions {
@@ -172,16 +172,7 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
             'SELECT key, fingerprint, sent_at, seen_seq, seen_index FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))',
           )
           .all(scope, kind, JSON.stringify(keys)) as { key: string; fingerprint: string | null; sent_at: number | null; seen_seq: number | null; seen_index: number | null }[];
-        const found = new Map<string, { fingerprint: string | null; sentAt: number | null; seenSeq: number | null; seenIndex: number | null }>();
-        for (const row of rows) {
-          found.set(row.key, {
-            fingerprint: row.fingerprint,
-            sentAt: row.sent_at === null ? null : Number(row.sent_at),
-            seenSeq: row.seen_seq === null ? null : Number(row.seen_seq),
-            seenIndex: row.seen_index === null ? null : Number(row.seen_index),
-          });
-        }
-        return found;
+        return storedItemsByKey(rows);
       }),
 
     markSeen: async (scope, kind, seq, marks) => {
