@@ -13,13 +13,14 @@ import { rateFigure } from './figures/rate.ts';
 import { sharedRateFigure } from './figures/shared-rate.ts';
 import { sizeFigure } from './figures/size.ts';
 import { streamFigure } from './figures/stream.ts';
+import { syncFigure } from './figures/sync.ts';
 import { verifyFigure } from './figures/verify.ts';
 import type { Figure, TargetCheck } from './lib/figure.ts';
 import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure, syncFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -33,6 +34,7 @@ const FIGURE_IDS = [
   'otel_off_health_x_raw_fetch', 'otel_on_x_off', 'otel_added_us_per_call',
   'cli_100k_time_x_library', 'cli_100k_floor_x_library', 'cli_1gb_rss_x_10mb',
   'dashboard_1m_sqlite_median_ms', 'dashboard_1m_sqlite_worst_ms', 'dashboard_1m_postgres_median_ms', 'dashboard_1m_postgres_worst_ms',
+  'sync_1pct_writes', 'sync_1pct_time_x_full', 'sync_1m_unchanged_writes', 'sync_1m_unchanged_s', 'sync_1m_unchanged_rss_x_100k', 'sync_all_changed_x_upsert',
 ];
 
 function selected(): Figure[] {

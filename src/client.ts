@@ -105,6 +105,7 @@ export class IntegrationClient {
   readonly loyalty: LoyaltyResource;
   // Holds the key; private so that JSON.stringify and util.inspect of the client cannot show it.
   readonly #requester: HttpRequester;
+  readonly #baseUrl: string;
 
   /**
    * Checks every option at once: a missing or malformed key, a missing or malformed `baseUrl`, an
@@ -117,12 +118,26 @@ export class IntegrationClient {
    */
   constructor(options: IntegrationClientOptions) {
     const settings = transportSettingsFrom(options);
+    this.#baseUrl = settings.baseUrl;
     this.#requester = new HttpRequester(settings);
     this.catalog = new CatalogResource(this.#requester);
     this.stock = new StockResource(this.#requester);
     this.orders = new OrdersResource(this.#requester);
     this.webhooks = new WebhooksResource(this.#requester, settings.clock, () => settings.timeoutMs);
     this.loyalty = new LoyaltyResource(this.#requester, options.randomUUID);
+  }
+
+  /**
+   * The API's base URL as requests use it (`baseUrl` + `/integration/v1`). The delta sync scopes its
+   * state by it.
+   *
+   * @example
+   * ```ts
+   * console.log(client.baseUrl); // https://platform.example.com/integration/v1
+   * ```
+   */
+  get baseUrl(): string {
+    return this.#baseUrl;
   }
 
   /**

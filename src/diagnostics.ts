@@ -39,6 +39,8 @@ export interface CallContext {
   result?: ResultCounts;
   /** The error the call rejected with (already scrubbed of the key). */
   error?: unknown;
+  /** The SDK call this one runs inside (a sync run's `health` and bulk writes), if any. */
+  parent?: CallContext;
 }
 
 /** `integration-sdk:batch`: one per batch request of a bulk call, inside its call. */
@@ -154,7 +156,8 @@ async function trace<C extends { result?: unknown; error?: unknown }, T>(
 export function traceCall<T>(operation: string, fn: (context: CallContext | undefined) => Promise<T>, summarize: (value: T) => ResultCounts | undefined = () => undefined): Promise<T> {
   const tracing = channels.call;
   if (!tracing?.hasSubscribers && !channels.batch?.hasSubscribers && !channels.attempt?.hasSubscribers) return fn(undefined);
-  const context: CallContext = { operation };
+  const parent = current?.getStore()?.call;
+  const context: CallContext = parent ? { operation, parent } : { operation };
   const run = () => (current ? current.run({ call: context }, () => fn(context)) : fn(context));
   if (!tracing?.hasSubscribers) return run();
   return trace(tracing, context, run, summarize);

@@ -122,7 +122,8 @@ export const cliFigure: Figure = {
           dryRun1Gb: large,
         },
         targets: [
-          { target: 'cli 100k CSV push ≤ 1.2× upsertProducts time', met: time.median <= 1.2, measured: `${time.median.toFixed(2)}×` },
+          // Issue 20: reported without a target (a csv-parse read alone is 1.30× the library, and at
+          // the service's 120/min the parse does not show).
           { target: 'cli 1 GB JSONL peak RSS ≤ 1.2× 10 MB', met: rss <= 1.2, measured: `${rss.toFixed(2)}× (${Math.round(large.peakRssMb)} / ${Math.round(small.peakRssMb)} MB)` },
         ],
       };

@@ -10,7 +10,9 @@ const SDK_RUNS = 5;
 /** The raw reference is context, not a figure: fewer runs keep the whole bench within budget. */
 const RAW_RUNS = 3;
 /** Issue 9: what a user feels is the SDK's memory next to sending the same batches by hand. */
-const TARGET_X_RAW = 1.1;
+// Issue 20: 1.25× (was 1.1×): the whole-input repeat rule and the checked copies the contract
+// guarantees cost that much over a loop that checks nothing.
+const TARGET_X_RAW = 1.25;
 
 interface Run {
   ms: number;

@@ -11,6 +11,13 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
+    if (req.method === 'GET') {
+      // GET /health, for the delta sync, which asks it once per run.
+      const health = JSON.stringify({ status: 'ok', merchant_id: 'count-server', store_ids: [], scopes: ['catalog:write'], ts: new Date().toISOString() });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(health)) });
+      res.end(health);
+      return;
+    }
     const { items } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { items: { external_id: string }[] };
     itemsSeen += items.length;
     const body = JSON.stringify({

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createDashboard, type DashboardSync } from '../dashboard/index.ts';
 import { createInbox } from '../inbox/index.ts';
+import type { IntegrationClient } from '../client.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
@@ -40,26 +41,11 @@ function chosenToken(options: DashboardCommandOptions): string | undefined {
   return undefined;
 }
 
-type SyncModule = { createSync?: (options: { client: unknown; state: unknown }) => DashboardSync };
-type StateModule = { sqliteSyncState?: (options: { path: string }) => unknown; postgresSyncState?: (options: { connectionString: string }) => unknown };
-
-/**
- * The sync of `--state` for the Sync panel, when this build has `integration-sdk/sync` (createSync
- * needs the client, for the key's scope); otherwise says why there is no panel.
- */
-async function openSync(location: string, client: unknown): Promise<DashboardSync | undefined> {
-  const postgres = /^postgres(ql)?:\/\//.test(location);
-  const [sync, state] = (await Promise.all([
-    import('../sync/index.ts'),
-    postgres ? import('../sync/postgres/index.ts') : import('../sync/sqlite/index.ts'),
-  ])) as unknown as [SyncModule, StateModule];
-  const open = postgres ? state.postgresSyncState && (() => state.postgresSyncState!({ connectionString: location })) : state.sqliteSyncState && (() => state.sqliteSyncState!({ path: location }));
-  if (typeof sync.createSync !== 'function' || !open) {
-    console.log('The sync panel is not available in this build (integration-sdk/sync has no createSync yet): --state is ignored.');
-    return undefined;
-  }
+/** The sync of `--state` for the Sync panel; createSync needs the client, for the key's scope. */
+async function openSync(location: string, client: IntegrationClient | undefined): Promise<DashboardSync> {
   if (!client) throw new UsageError('--state needs the service key (INTEGRATION_API_KEY and INTEGRATION_BASE_URL): the sync state is kept per key scope.');
-  return sync.createSync({ client, state: open() });
+  const [{ createSync }, { openSyncState }] = await Promise.all([import('../sync/index.ts'), import('./sync-commands.ts')]);
+  return createSync({ client, state: await openSyncState(location) });
 }
 
 /** Serves the dashboard until SIGINT or SIGTERM. */

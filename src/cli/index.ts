@@ -11,6 +11,7 @@ import { push, type PushOptions } from './push.ts';
 import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
+import { addSyncPushOptions, registerSyncCommands, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -44,7 +45,7 @@ const program = new Command('integration-sdk')
     process.exit(error.exitCode === 0 ? 0 : 2);
   })
   .addHelpText('after', `
-Environment: INTEGRATION_API_KEY, INTEGRATION_BASE_URL, INTEGRATION_INBOX_STORE (a .env file in the working directory is read).
+Environment: INTEGRATION_API_KEY, INTEGRATION_BASE_URL, INTEGRATION_INBOX_STORE, INTEGRATION_SYNC_STATE (a .env file in the working directory is read).
 Exit codes: 0 all succeeded, 1 something failed (items rejected, a failed check, dead deliveries), 2 could not run, 130 interrupted.
 
 Example:
@@ -64,8 +65,7 @@ program
   }));
 
 function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string): void {
-  parent
-    .command('push')
+  addSyncPushOptions(parent.command('push'))
     .description(`push a ${kind === 'catalog' ? 'catalog (products)' : 'stock and price'} file: CSV, JSON Lines or a JSON array, streamed`)
     .argument('<file>', 'input file')
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'jsonl', 'json']))
@@ -76,7 +76,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)
     .action(run(async (file: string, options: PushOptions, command: Command) => {
-      const client = options.dryRun ? undefined : () => clientFrom(connection(command));
+      const client = options.dryRun && !syncStateOption((options as SyncPushOptions).state) ? undefined : () => clientFrom(connection(command));
       if (client) client(); // fail on a missing key before reading the file
       return push(client, kind, file, options);
     }));
@@ -89,6 +89,8 @@ function group(name: string, description: string, example: string): Command {
 
 pushCommand(group('catalog', 'products: catalog push', 'integration-sdk catalog push examples/catalog.csv'), 'catalog', 'integration-sdk catalog push examples/catalog.csv --errors rejected.csv');
 pushCommand(group('stock', 'stock and prices: stock push', 'integration-sdk stock push examples/stock.csv'), 'stock', 'integration-sdk stock push examples/stock.csv --resume');
+
+registerSyncCommands(group, run, (command) => clientFrom(connection(command)));
 
 const orders = group('orders', 'read orders: orders get <order_id> | orders find --external-id <id>', 'integration-sdk orders find --external-id MKT-1001');
 orders

@@ -10,6 +10,7 @@ import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
+import { syncPush, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
 
 /** Options of `catalog push` / `stock push` as commander hands them over. */
 export interface PushOptions {
@@ -57,6 +58,8 @@ async function screenFile(file: string, kind: PushKind, format: InputFormat, lin
 
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
 export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
+  // With a sync state (--state or INTEGRATION_SYNC_STATE), only what changed is sent: see sync-commands.ts.
+  if (syncStateOption((options as SyncPushOptions).state)) return syncPush(client, kind, file, options);
   const format = formatOf(file, options.format);
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;

@@ -269,6 +269,7 @@ export interface InboxAction {
   action: string;
   /** What it touched and how it ended (a delivery id, a count); never personal data. */
   detail: string;
+}
 
 /**
  * What the inbox knows of one order, kept by `insert` for every order event: the status of its

@@ -142,7 +142,7 @@ export function createSubscribers(tracer: Tracer, instruments: Instruments): Sub
 
   return {
     call: {
-      start: (call) => begin(call, call.operation, SpanKind.INTERNAL, { 'integration_sdk.operation': call.operation }),
+      start: (call) => begin(call, call.operation, SpanKind.INTERNAL, { 'integration_sdk.operation': call.operation }, call.parent),
       end: endIfThrown(finishCall),
       asyncStart: ignore,
       asyncEnd: finishCall,

@@ -6,7 +6,6 @@ import { tempDir } from '../inbox/support/temp-dir.ts';
 import { cleanEnv, cliArgs, runCli } from './helpers.ts';
 
 const dir = tempDir('cli-dashboard');
-const syncBuilt = typeof ((await import('../../src/sync/index.ts')) as { createSync?: unknown }).createSync === 'function';
 afterAll(() => dir.remove());
 
 describe('integration-sdk dashboard', () => {
@@ -21,6 +20,13 @@ describe('integration-sdk dashboard', () => {
     const bind = await runCli(['dashboard', '--store', `${dir.path}/none.db`, '--bind', '0.0.0.0']);
     expect(bind.code).toBe(2);
     expect(bind.stderr).toMatch(/--token-file <path> or DASHBOARD_TOKEN/);
+    const store = sqliteStore({ path: `${dir.path}/keyless.db` });
+    await store.migrate();
+    await store.close();
+    // The sync panel's state is kept per key scope: without a key there is nothing to show.
+    const keyless = await runCli(['dashboard', '--store', `${dir.path}/keyless.db`, '--state', `${dir.path}/state.db`]);
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toMatch(/--state needs the service key/);
     const missing = await runCli(['dashboard', '--store', `${dir.path}/none.db`]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/No inbox database/);
@@ -31,7 +37,7 @@ describe('integration-sdk dashboard', () => {
     const store = sqliteStore({ path });
     await store.migrate();
     await store.close();
-    const child = spawn(process.execPath, cliArgs(['dashboard', '--store', path, '--port', '0', ...(syncBuilt ? [] : ['--state', `${dir.path}/state.db`])]), { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs(['dashboard', '--store', path, '--port', '0']), { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const link = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
@@ -41,8 +47,6 @@ describe('integration-sdk dashboard', () => {
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
     });
-    // Until integration-sdk/sync has createSync, --state is accepted and said to be unavailable.
-    if (!syncBuilt) expect(output).toContain('sync panel is not available in this build');
     const url = new URL(link);
     expect((await fetch(url.origin)).status).toBe(401);
     const signIn = await fetch(link, { redirect: 'manual' });

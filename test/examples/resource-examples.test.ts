@@ -46,6 +46,17 @@ describe('resource examples run against the sandbox', () => {
     expect(stock).toMatch(/#4 NOT-IN-CATALOG: error PRODUCT_NOT_FOUND/);
   });
 
+  it('sync.ts sends everything once, then only what changed, then deactivates what left the export', async () => {
+    const state = join(workDir, 'example-state.db');
+    const store = { INTEGRATION_STORE_ID: sandbox.storeIds[0]! };
+    expect(await example('sync.ts', ['--state', state], store)).toMatch(/2000 items, 0 unchanged, 2000 sent \(2000 created, 0 updated\), 0 errors, 0 missing/);
+    expect(await example('sync.ts', ['--state', state], store)).toMatch(/2000 items, 2000 unchanged, 0 sent/);
+    const edited = await example('sync.ts', ['--state', state, '--edit', '3', '--drop', '2', '--deactivate-missing'], store);
+    expect(edited).toMatch(/1998 items, 1995 unchanged, 3 sent \(0 created, 3 updated\), 0 errors, 2 missing/);
+    expect(edited).toContain('deactivated 2 missing products (0 errors, 0 sent without stores)');
+    expect(sandbox.getProduct('SYNC-DEMO-00001')?.stores[sandbox.storeIds[0]!]?.active).toBe(false);
+  });
+
   it('orders.ts finds an order by id and by external id', async () => {
     const order = await sandbox.createOrder({ external_order_id: 'MKT-EXAMPLE-1', source_channel: 'marketplace' });
     const out = await example('orders.ts', [order.order_id, 'MKT-EXAMPLE-1']);

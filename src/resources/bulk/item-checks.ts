@@ -143,6 +143,7 @@ function pathOf(segments: ReadonlyArray<string | number>): string {
  * Dates, boxed primitives and left-out fields are copied as JSON would write them.
  */
 export function plainCopy(item: unknown): Checked {
+  if (typeof item === 'object' && item !== null && checkedCopies.has(item)) return { ok: true, value: item };
   const ancestors = new Set<object>();
   // The path to the value being copied, as segments: its text is built only for a problem's message.
   const segments: Array<string | number> = [];
@@ -216,6 +217,17 @@ export function plainCopy(item: unknown): Checked {
     return { ok: false, problem: UNREADABLE_ITEM, unreadable: true };
   }
   return problem === undefined ? { ok: true, value } : { ok: false, problem };
+}
+
+/**
+ * Plain copies this SDK made and hands on untouched (the delta sync sends the copies it hashed):
+ * copying one again would give an equal copy, so it is used as it is.
+ */
+const checkedCopies = new WeakSet<object>();
+
+/** Marks a value {@link plainCopy} returned, never exposed to user code, as needing no second copy. */
+export function markCheckedCopy(value: unknown): void {
+  if (typeof value === 'object' && value !== null) checkedCopies.add(value);
 }
 
 /**

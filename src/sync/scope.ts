@@ -1,0 +1,11 @@
+// Whose state an item's fingerprint is: the service (base URL), the merchant and the key's stores,
+// as health() reports them. A test-store key and the production key of one merchant never share.
+import { createHash } from 'node:crypto';
+import type { Health } from '../schemas/health.ts';
+
+/** A short, stable id of (base URL, merchant_id, store_ids); store ids sorted, in lowercase. */
+export function scopeOf(baseUrl: string, health: Pick<Health, 'merchant_id' | 'store_ids'>): string {
+  const stores = [...health.store_ids].map((id) => id.toLowerCase()).sort();
+  const described = JSON.stringify([baseUrl, health.merchant_id, stores.length === 0 ? '*' : stores]);
+  return createHash('sha256').update(described).digest('hex').slice(0, 32);
+}
