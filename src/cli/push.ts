@@ -1,12 +1,14 @@
 // `catalog push` and `stock push`: validate the whole file first (a malformed file sends nothing),
 // then stream it in batches of 500 records through the SDK, with progress, an errors file, an
 // atomic checkpoint after every acknowledged batch, and Ctrl-C that lets the batches in flight finish.
+import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
 import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
+import { checkOutputPaths } from './output-paths.ts';
 import { formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
@@ -111,12 +113,17 @@ async function pushFile(
   // for a 1 GB file than for a 10 MB one, with nothing retained. The factor is read at each resize,
   // so setting it now holds the young generation at its size so far; no other flag is changed.
   setFlagsFromString('--semi-space-growth-factor=1');
+  const unreadable = () => new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+  const found = await stat(file).catch(() => undefined);
+  if (found === undefined || found.isDirectory()) throw unreadable();
+  // Before anything is removed, read or sent: an output that is the input, or cannot be written.
+  await checkOutputPaths(file, errorsPath, options.dryRun ? undefined : checkpointPath(file));
   let input;
   let lines;
   try {
     ({ fingerprint: input, lines } = await fingerprint(file));
   } catch {
-    throw new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+    throw unreadable();
   }
   // Over a run of minutes V8 still lets its heap drift up (a 1 GB JSON Lines dry run peaked at
   // 107 MB, the 10 MB one at 91 MB). Favouring size holds the 1 GB run at 93 MB for some 10% more

@@ -1,0 +1,92 @@
+// What a push does with the files around it, run as real processes against the sandbox: outputs that
+// would overwrite the input or cannot be written, the input's encoding, checkpoints under concurrency
+// and the errors file's contents.
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli, sentProductIds, startProxiedSandbox, type CliResult, type ProxiedSandbox } from './helpers.ts';
+
+let service: ProxiedSandbox;
+let dir: string;
+let env: Record<string, string>;
+
+async function cli(args: string[], options: Parameters<typeof runCli>[1] = {}): Promise<CliResult> {
+  return runCli(args, { env, ...options });
+}
+
+beforeAll(async () => {
+  service = await startProxiedSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'cli-files-'));
+  env = { INTEGRATION_API_KEY: service.sandbox.keys.full, INTEGRATION_BASE_URL: service.baseUrl };
+});
+
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('outputs that are the input or cannot be written', () => {
+  test('an errors or checkpoint path that is the input (same path, symlink, hard link) is refused, with and without --dry-run; the input survives', async () => {
+    const file = join(dir, 'precious.csv');
+    const content = 'external_id,name,price\nP-1,p,1\nP-1,again,2\n';
+    writeFileSync(file, content);
+    symlinkSync(file, join(dir, 'link.csv'));
+    linkSync(file, join(dir, 'hard.csv'));
+    const before = service.requests.length;
+    for (const errors of [file, join(dir, 'link.csv'), join(dir, 'hard.csv'), `${dir}/./precious.csv`]) {
+      for (const extra of [[], ['--dry-run']]) {
+        const result = await cli(['catalog', 'push', file, '--errors', errors, ...extra]);
+        expect(result.code, `${errors} ${extra.join(' ')}`).toBe(2);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is the input file itself .*pass another --errors path/)]);
+        expect(readFileSync(file, 'utf8')).toBe(content);
+      }
+    }
+    // The checkpoint beside the input, a hard link to it.
+    linkSync(file, `${file}.checkpoint.json`);
+    const checkpoint = await cli(['catalog', 'push', file]);
+    expect(checkpoint.code).toBe(2);
+    expect(checkpoint.stderr).toMatch(/checkpoint would overwrite it/);
+    rmSync(`${file}.checkpoint.json`);
+    const twice = await cli(['catalog', 'push', file, '--errors', `${file}.checkpoint.json`]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/both the errors file and the checkpoint/);
+    expect(readFileSync(file, 'utf8')).toBe(content);
+    expect(service.requests.length).toBe(before);
+  });
+
+  test('--errors in a missing directory, under a file, or on a directory: exit 2 before the first batch, one sentence', async () => {
+    const file = join(dir, 'fine.csv');
+    writeFileSync(file, 'external_id,name,price\nM-1,m,1\nM-1,again,2\n');
+    mkdirSync(join(dir, 'a-directory'));
+    const before = service.requests.length;
+    for (const [errors, message] of [
+      [join(dir, 'missing', 'errors.csv'), /directory .*missing does not exist/],
+      [join(file, 'errors.csv'), /fine\.csv is not a directory/],
+      [join(dir, 'a-directory'), /it is a directory/],
+    ] as const) {
+      for (const extra of [[], ['--dry-run']]) {
+        const result = await cli(['catalog', 'push', file, '--errors', errors, ...extra]);
+        expect(result.code, errors).toBe(2);
+        expect(result.stderr.trim().split('\n'), errors).toEqual([expect.stringMatching(message)]);
+      }
+    }
+    expect(service.requests.length).toBe(before);
+    expect(service.sandbox.getProduct('M-1')).toBeUndefined();
+  });
+
+  test.skipIf(process.getuid?.() === 0)('an input in a read-only directory (no room for the checkpoint): exit 2, nothing sent', async () => {
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    const file = join(locked, 'x.csv');
+    writeFileSync(file, 'external_id,name,price\nL-1,l,1\n');
+    chmodSync(locked, 0o555);
+    const before = service.requests.length;
+    const result = await cli(['catalog', 'push', file, '--errors', join(dir, 'locked-errors.csv')]);
+    chmodSync(locked, 0o755);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Cannot write the checkpoint .*not writable/);
+    expect(service.requests.length).toBe(before);
+  });
+});
+
