@@ -1,6 +1,6 @@
 // The `--resume` checkpoint beside the input file, and the input's fingerprint it is tied to.
-// Written atomically (temp file + rename) after every acknowledged batch, so a crash or Ctrl-C
-// leaves either the previous checkpoint or the new one, never half of one.
+// Written atomically (temp file + rename) after every acknowledged batch, one write at a time, so a
+// crash or Ctrl-C leaves either the previous checkpoint or the new one, never half of one.
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { UsageError } from './config.ts';
@@ -42,15 +42,51 @@ export async function fingerprint(file: string): Promise<{ fingerprint: Fingerpr
   return { fingerprint: { size, sha256: hash.digest('hex') }, lines };
 }
 
-export async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {
+let writes = 0;
+
+async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {
   const path = checkpointPath(input);
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
-  await rename(temporary, path);
+  const temporary = `${path}.${process.pid}.${++writes}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
+    await rename(temporary, path);
+  } finally {
+    await rm(temporary, { force: true });
+  }
 }
 
-export async function removeCheckpoint(input: string): Promise<void> {
-  await rm(checkpointPath(input), { force: true });
+/**
+ * The checkpoint of one push. Batches in flight are acknowledged concurrently: writes here never
+ * overlap (two renames of one temporary file lost the second), and each writes the latest
+ * checkpoint saved, so a slow write cannot put an older position back after a newer one.
+ */
+export class CheckpointWriter {
+  readonly #input: string;
+  #latest: Checkpoint | undefined;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(input: string) {
+    this.#input = input;
+  }
+
+  /** Records `checkpoint`; resolves once it (or a later one) is on disk. */
+  save(checkpoint: Checkpoint): Promise<void> {
+    this.#latest = checkpoint;
+    const write = this.#writing.catch(() => {}).then(async () => {
+      const latest = this.#latest;
+      this.#latest = undefined;
+      if (latest !== undefined) await writeCheckpoint(this.#input, latest);
+    });
+    this.#writing = write;
+    return write;
+  }
+
+  /** Removes the checkpoint once the writes under way are done (a complete run). */
+  async remove(): Promise<void> {
+    await this.#writing.catch(() => {});
+    this.#latest = undefined;
+    await rm(checkpointPath(this.#input), { force: true });
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
-import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
+import { checkpointPath, CheckpointWriter, fingerprint, loadCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
@@ -36,7 +36,17 @@ interface Batch {
   /** The line after the batch, for "resume from line N". */
   nextLine: number;
   records: InputRecord[];
+  /** The batch's own outcome, added to the checkpoint's summary once every batch before it is. */
+  counts: Counts;
 }
+
+interface Counts {
+  created: number;
+  updated: number;
+  errors: number;
+}
+
+const noCounts = (): Counts => ({ created: 0, updated: 0, errors: 0 });
 
 function rejection(record: InputRecord, code: string, message: string): Rejection {
   return { line: record.line, external_id: record.external_id, store_id: record.store_id, code, message };
@@ -163,6 +173,7 @@ async function pushFile(
 
   const inFlight = new Map<number, Promise<void>>();
   const finished = new Map<number, Batch>();
+  const checkpoints = new CheckpointWriter(file);
   let acked: Checkpoint = checkpoint ?? { version: 1, command, input, records: 0, nextLine: 1, summary: {} };
   let nextToAck = resumedFrom;
   let failure: unknown;
@@ -174,29 +185,33 @@ async function pushFile(
     for (let next = finished.get(nextToAck); next; next = finished.get(nextToAck)) {
       finished.delete(nextToAck);
       nextToAck = next.end;
-      acked = { ...acked, records: next.end, nextLine: next.nextLine, summary: { created: state.created, updated: state.updated, errors: state.errors } };
+      // The summary counts acknowledged batches only: a resumed run sends the others again.
+      const summary = Object.fromEntries((['created', 'updated', 'errors'] as const).map((k) => [k, (acked.summary[k] ?? 0) + next.counts[k]]));
+      acked = { ...acked, records: next.end, nextLine: next.nextLine, summary };
       advanced = true;
     }
-    if (advanced) await writeCheckpoint(file, acked);
+    if (advanced) await checkpoints.save(acked);
   };
 
   const send = async (batch: Batch) => {
     const items = batch.records.filter((r) => r.item !== undefined);
     for (const record of batch.records) if (record.error) errors.write(rejection(record, record.error.code, record.error.message));
-    state.errors += batch.records.length - items.length;
+    const counts = batch.counts;
+    counts.errors += batch.records.length - items.length;
     if (items.length > 0) {
       const payload = items.map((r) => r.item) as never[];
       const result = kind === 'catalog' ? await sdk.catalog.upsertProducts(payload, { batchSize: BATCH_SIZE }) : await sdk.stock.set(payload, { batchSize: BATCH_SIZE });
       for (const outcome of result.results) {
         const record = items[outcome.index];
-        if (outcome.status === 'created') state.created++;
-        else if (outcome.status === 'updated') state.updated++;
+        if (outcome.status === 'created') counts.created++;
+        else if (outcome.status === 'updated') counts.updated++;
         else {
-          state.errors++;
+          counts.errors++;
           if (record) errors.write(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
         }
       }
     }
+    for (const key of ['created', 'updated', 'errors'] as const) state[key] += counts[key];
     state.done += batch.records.length;
     await acknowledge(batch);
     view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt, budget));
@@ -213,7 +228,7 @@ async function pushFile(
 
   view.start(state, etaSeconds({ ...state, done: 0, total: state.total - resumedFrom }, BATCH_SIZE, 0, budget));
   let index = 0;
-  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [] };
+  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts() };
   try {
     for await (const record of readRecords(file, kind, format, repeats.rule())) {
       index++;
@@ -224,7 +239,7 @@ async function pushFile(
       batch.nextLine = record.line + 1;
       if (batch.records.length === BATCH_SIZE) {
         await dispatch(batch);
-        batch = { start: index, end: index, nextLine: record.line + 1, records: [] };
+        batch = { start: index, end: index, nextLine: record.line + 1, records: [], counts: noCounts() };
       }
     }
     if (!interrupt.requested && failure === undefined && batch.records.length > 0) await dispatch(batch);
@@ -236,8 +251,8 @@ async function pushFile(
 
   const summary = kind === 'catalog' ? { created: state.created, updated: state.updated, errors: state.errors } : { updated: state.updated, errors: state.errors };
   const complete = !interrupt.requested && failure === undefined;
-  if (complete) await removeCheckpoint(file);
-  else if (acked.records > 0) await writeCheckpoint(file, acked);
+  if (complete) await checkpoints.remove();
+  else if (acked.records > 0) await checkpoints.save(acked);
   const resumeHint = acked.records > 0
     ? `every batch up to line ${acked.nextLine - 1} was acknowledged and checkpointed in ${checkpointPath(file)}; run the same command with --resume to continue`
     : 'no batch was acknowledged; run the same command again to start over';

@@ -90,3 +90,54 @@ describe('outputs that are the input or cannot be written', () => {
   });
 });
 
+
+describe('checkpoints under --concurrency', () => {
+  test('a push of 12,000 items at --concurrency 4 completes (every acknowledgement writes the checkpoint, none collide)', async () => {
+    const file = join(dir, 'wide.csv');
+    writeFileSync(file, `external_id,name,price\n${Array.from({ length: 12_000 }, (_, i) => `C-${i},c,1`).join('\n')}\n`);
+    const result = await cli(['catalog', 'push', file, '--concurrency', '4']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/12000\/12000 items, created 12000/);
+    expect(service.sandbox.getProduct('C-11999')).toBeDefined();
+    expect(existsSync(`${file}.checkpoint.json`)).toBe(false);
+  }, 60_000);
+
+  test('batches acknowledged out of order: the checkpoint holds only the prefix every batch of which was acknowledged, with its counts; --resume sends the rest once', async () => {
+    const file = join(dir, 'order.csv');
+    const ids = Array.from({ length: 3000 }, (_, i) => `O-${i}`);
+    writeFileSync(file, `external_id,name,price\n${ids.map((id) => `${id},o,1`).join('\n')}\n`);
+    const first = service.requests.length;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The second and third batches are answered at once; the first, and the fourth and fifth that
+    // take the freed slots, only after the Ctrl-C. The sixth then never leaves.
+    service.gate = (request) => (request.body.includes('"O-500"') || request.body.includes('"O-1000"') ? undefined : held);
+    const answeredBefore = service.answered;
+    const checkpoints: string[] = [];
+    const interrupted = await cli(['catalog', 'push', file, '--concurrency', '3', '--json'], {
+      onStart: (child) => {
+        const timer = setInterval(() => {
+          if (service.answered - answeredBefore < 2) return;
+          clearInterval(timer);
+          // Batches 2 and 3 are acknowledged, batch 1 is not: nothing may be checkpointed yet.
+          setTimeout(() => {
+            checkpoints.push(existsSync(`${file}.checkpoint.json`) ? readFileSync(`${file}.checkpoint.json`, 'utf8') : 'none');
+            child.kill('SIGINT');
+            setTimeout(release, 100);
+          }, 300);
+        }, 5);
+      },
+    });
+    service.gate = undefined;
+    expect(checkpoints).toEqual(['none']);
+    expect(interrupted.code).toBe(130);
+    expect(sentProductIds(service.requests.slice(first))).toHaveLength(2500);
+    expect(JSON.parse(readFileSync(`${file}.checkpoint.json`, 'utf8'))).toMatchObject({ records: 2500, nextLine: 2502, summary: { created: 2500, updated: 0, errors: 0 } });
+    const second = service.requests.length;
+    const resumed = await cli(['catalog', 'push', file, '--resume', '--concurrency', '3', '--json']);
+    expect(resumed.code).toBe(0);
+    expect(sentProductIds(service.requests.slice(second))).toEqual(ids.slice(2500));
+    expect(JSON.parse(resumed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ event: 'done', complete: true, created: 3000 });
+  }, 60_000);
+});
