@@ -91,12 +91,14 @@ pushCommand(group('stock', 'stock and prices: stock push', 'integration-sdk stoc
 const orders = group('orders', 'read orders: orders get <order_id> | orders find --external-id <id>', 'integration-sdk orders find --external-id MKT-1001');
 orders
   .command('get')
+  .description('print one order by its order_id')
   .argument('<order_id>')
   .option('--json', 'print JSON on one line')
   .addHelpText('after', '\nExample:\n  integration-sdk orders get ord_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.ordersGet(clientFrom(connection(command)), id, options.json)));
 orders
   .command('find')
+  .description("find the order with a marketplace's external_order_id (exit 1 when none)")
   .requiredOption('--external-id <id>', "the marketplace's external_order_id")
   .option('--json', 'print JSON on one line')
   .addHelpText('after', '\nExample:\n  integration-sdk orders find --external-id MKT-1001')
@@ -105,11 +107,13 @@ orders
 const webhooks = group('webhooks', 'webhook endpoints: list | create | test | deliveries | delete', 'integration-sdk webhooks list');
 webhooks
   .command('list')
+  .description('list the registered endpoints with their events and consecutive_failures')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks list')
   .action(run(async (options: { json?: boolean }, command: Command) => service.webhooksList(clientFrom(connection(command)), options.json)));
 webhooks
   .command('create')
+  .description('register an endpoint and print its secret once')
   .requiredOption('--url <url>', 'HTTPS receiver URL')
   .requiredOption('--events <a,b>', 'comma-separated events, e.g. order.created,order.status_changed')
   .option('--json', 'print JSON')
@@ -117,12 +121,14 @@ webhooks
   .action(run(async (options: { url: string; events: string; json?: boolean }, command: Command) => service.webhooksCreate(clientFrom(connection(command)), options.url, options.events, options.json)));
 webhooks
   .command('test')
+  .description('queue a test delivery to an endpoint')
   .argument('<id>')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks test wh_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksTest(clientFrom(connection(command)), id, options.json)));
 webhooks
   .command('deliveries')
+  .description("list an endpoint's latest deliveries, newest first (exit 1 when one is dead)")
   .argument('<id>')
   .option('--limit <n>', 'how many, newest first', integer('--limit', 1, 100))
   .option('--json', 'print JSON')
@@ -130,6 +136,7 @@ webhooks
   .action(run(async (id: string, options: { limit?: number; json?: boolean }, command: Command) => service.webhooksDeliveries(clientFrom(connection(command)), id, options.limit, options.json)));
 webhooks
   .command('delete')
+  .description('delete an endpoint')
   .argument('<id>')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')

@@ -38,6 +38,8 @@ interface Batch {
   records: InputRecord[];
   /** The batch's own outcome, added to the checkpoint's summary once every batch before it is. */
   counts: Counts;
+  /** Its local and service rejections, written in line order once every batch before it is acknowledged. */
+  rejections: Rejection[];
 }
 
 interface Counts {
@@ -188,6 +190,10 @@ async function pushFile(
       // The summary counts acknowledged batches only: a resumed run sends the others again.
       const summary = Object.fromEntries((['created', 'updated', 'errors'] as const).map((k) => [k, (acked.summary[k] ?? 0) + next.counts[k]]));
       acked = { ...acked, records: next.end, nextLine: next.nextLine, summary };
+      // The errors file follows the input's order and holds what the checkpoint covers, no more: a
+      // batch after an unacknowledged one is sent again on --resume and would be written twice.
+      for (const row of next.rejections.sort((a, b) => a.line - b.line)) errors.write(row);
+      next.rejections = [];
       advanced = true;
     }
     if (advanced) await checkpoints.save(acked);
@@ -195,7 +201,7 @@ async function pushFile(
 
   const send = async (batch: Batch) => {
     const items = batch.records.filter((r) => r.item !== undefined);
-    for (const record of batch.records) if (record.error) errors.write(rejection(record, record.error.code, record.error.message));
+    for (const record of batch.records) if (record.error) batch.rejections.push(rejection(record, record.error.code, record.error.message));
     const counts = batch.counts;
     counts.errors += batch.records.length - items.length;
     if (items.length > 0) {
@@ -207,7 +213,7 @@ async function pushFile(
         else if (outcome.status === 'updated') counts.updated++;
         else {
           counts.errors++;
-          if (record) errors.write(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
+          if (record) batch.rejections.push(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
         }
       }
     }
@@ -228,7 +234,7 @@ async function pushFile(
 
   view.start(state, etaSeconds({ ...state, done: 0, total: state.total - resumedFrom }, BATCH_SIZE, 0, budget));
   let index = 0;
-  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts() };
+  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
     for await (const record of readRecords(file, kind, format, repeats.rule())) {
       index++;
@@ -239,7 +245,7 @@ async function pushFile(
       batch.nextLine = record.line + 1;
       if (batch.records.length === BATCH_SIZE) {
         await dispatch(batch);
-        batch = { start: index, end: index, nextLine: record.line + 1, records: [], counts: noCounts() };
+        batch = { start: index, end: index, nextLine: record.line + 1, records: [], counts: noCounts(), rejections: [] };
       }
     }
     if (!interrupt.requested && failure === undefined && batch.records.length > 0) await dispatch(batch);

@@ -136,12 +136,17 @@ test('--help of every command and group shows an example; a bad argument is one 
     expect(help.code, command).toBe(0);
     expect(help.stdout, command).toMatch(/Example:\n\s+.*integration-sdk /);
   }
+  // Each group lists its subcommands, each with a one-line description.
+  for (const [group, subcommands] of [['catalog', ['push']], ['stock', ['push']], ['orders', ['get', 'find']], ['webhooks', ['list', 'create', 'test', 'deliveries', 'delete']], ['inbox', ['stats', 'dead', 'retry', 'retry-dead']]] as const) {
+    const help = await cli([group, '--help']);
+    for (const sub of subcommands) expect(help.stdout, `${group} ${sub}`).toMatch(new RegExp(`^  ${sub}\\b.*\\S {2,}[a-z][^\\n]{8,}$`, 'm'));
+  }
   for (const args of [['catalog', 'push', 'x.csv', '--bogus'], ['nope'], ['webhooks', 'create', '--url', 'https://erp.example.com/hooks']]) {
     const result = await cli(args);
     expect(result.code, args.join(' ')).toBe(2);
     expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/--help/)]);
   }
-});
+}, 90_000);
 
 test('a key given as a plain argument is refused, exit 2, without echoing it, even with no key in the environment', async () => {
   const key = service.sandbox.keys.full;

@@ -141,3 +141,32 @@ describe('checkpoints under --concurrency', () => {
     expect(JSON.parse(resumed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ event: 'done', complete: true, created: 3000 });
   }, 60_000);
 });
+
+describe('the errors file', () => {
+  test('is in input line order: local and service rejections merged, batches answered out of order at --concurrency 2', async () => {
+    const file = join(dir, 'mixed.jsonl');
+    const lines = Array.from({ length: 600 }, (_, i) => JSON.stringify({ external_id: `X-${i}`, name: 'x', price: 1 }));
+    lines[0] = '{"external_id":"X-new-without-name"}'; // rejected by the service: a new product needs a name
+    lines[2] = lines[1]!; // a repeat: rejected locally
+    lines[519] = '{"external_id":"X-late-without-name"}';
+    lines[549] = lines[548]!;
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const answered = service.answered;
+    service.gate = (request) => (request.body.includes('X-new-without-name') ? held : undefined);
+    const timer = setInterval(() => {
+      if (service.answered > answered) {
+        clearInterval(timer);
+        release();
+      }
+    }, 5);
+    const result = await cli(['catalog', 'push', file, '--concurrency', '2']);
+    service.gate = undefined;
+    expect(result.code).toBe(1);
+    const rows = readFileSync(`${file}.errors.csv`, 'utf8').trim().split('\n').slice(1);
+    expect(rows.map((row) => Number(row.split(',')[0]))).toEqual([1, 3, 520, 550]);
+    expect(rows[0]).toMatch(/^1,X-new-without-name,,VALIDATION_ERROR,/);
+    expect(rows[1]).toMatch(/^3,X-1,,VALIDATION_ERROR,external_id repeated in the file \(first at line 2\)/);
+  }, 30_000);
+});
