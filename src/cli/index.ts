@@ -70,6 +70,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--dry-run', 'validate every item locally and send nothing')
     .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
     .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
+    .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or windows-1252')
     .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)

@@ -9,7 +9,7 @@ import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { checkOutputPaths } from './output-paths.ts';
-import { formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
 
@@ -19,6 +19,7 @@ export interface PushOptions {
   dryRun?: boolean;
   resume?: boolean;
   errors?: string;
+  encoding?: string;
   concurrency: number;
   json?: boolean;
 }
@@ -58,11 +59,11 @@ function rejection(record: InputRecord, code: string, message: string): Rejectio
  * Pass 1: reads the whole file (a malformed one throws UsageError before anything is sent), counts
  * its items and screens their keys for the duplicate rule of the passes after it.
  */
-async function screenFile(file: string, kind: PushKind, format: InputFormat, lines: number) {
+async function screenFile(file: string, kind: PushKind, format: InputFormat, encoding: string, lines: number) {
   // Each item starts on a line of its own in CSV and JSON Lines: the line count bounds the keys.
   const repeats = new RepeatScreen(format === 'json' ? undefined : lines + 1);
   let total = 0;
-  for await (const record of readItems(file, kind, format)) {
+  for await (const record of readItems(file, kind, format, encoding)) {
     total++;
     if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
   }
@@ -72,6 +73,7 @@ async function screenFile(file: string, kind: PushKind, format: InputFormat, lin
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
 export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
   const format = formatOf(file, options.format);
+  const encoding = encodingOf(options.encoding);
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   // The bar goes to stderr, the report to stdout: a bar only when both are a terminal.
@@ -79,7 +81,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 
   const interrupt = new Interrupt();
   try {
-    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format }, interrupt);
+    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, encoding }, interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -117,7 +119,7 @@ async function pushFile(
   kind: PushKind,
   file: string,
   options: PushOptions,
-  { command, errorsPath, mode, format }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat },
+  { command, errorsPath, mode, format, encoding }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; encoding: string },
   interrupt: Interrupt,
 ): Promise<number> {
   // A push streams the file through a few short-lived objects per item, and by default V8 keeps
@@ -133,9 +135,9 @@ async function pushFile(
   let input;
   let lines;
   try {
-    ({ fingerprint: input, lines } = await fingerprint(file));
-  } catch {
-    throw unreadable();
+    ({ fingerprint: input, lines } = await fingerprint(file, encoding === 'utf-8'));
+  } catch (error) {
+    throw error instanceof UsageError ? error : unreadable();
   }
   // Over a run of minutes V8 still lets its heap drift up (a 1 GB JSON Lines dry run peaked at
   // 107 MB, the 10 MB one at 91 MB). Favouring size holds the 1 GB run at 93 MB for some 10% more
@@ -143,10 +145,10 @@ async function pushFile(
   if (input.size > LARGE_FILE_BYTES) setFlagsFromString('--optimize-for-size');
 
   if (options.dryRun) {
-    const { total, repeats } = await screenFile(file, kind, format, lines);
+    const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
     const errors = new ErrorsFile(errorsPath, false);
     let rejected = 0;
-    for await (const record of readRecords(file, kind, format, repeats.rule())) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
       if (!record.error) continue;
       rejected++;
       errors.write(rejection(record, record.error.code, record.error.message));
@@ -160,7 +162,7 @@ async function pushFile(
   if (!client) throw new UsageError('No client.');
   const sdk = client();
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
-  const { total, repeats } = await screenFile(file, kind, format, lines);
+  const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
 
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
@@ -236,7 +238,7 @@ async function pushFile(
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
-    for await (const record of readRecords(file, kind, format, repeats.rule())) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
       if (interrupt.requested || failure !== undefined) break;

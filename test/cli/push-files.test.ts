@@ -170,3 +170,72 @@ describe('the errors file', () => {
     expect(rows[1]).toMatch(/^3,X-1,,VALIDATION_ERROR,external_id repeated in the file \(first at line 2\)/);
   }, 30_000);
 });
+
+describe('text encodings', () => {
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+
+  test('invalid UTF-8 (a Latin-1 export) in CSV, JSON Lines or a JSON array: exit 2 naming the line, nothing sent', async () => {
+    const cases: Array<[string, Buffer, number]> = [
+      ['l1.csv', Buffer.concat([Buffer.from('external_id,name,price\nL-1,Arroz,1\n'), latin1('L-2,Feijão,2\n')]), 3],
+      ['l1.jsonl', Buffer.concat([Buffer.from('{"external_id":"L-3","name":"a","price":1}\n\n'), latin1('{"external_id":"L-4","name":"Feijão","price":1}\n')]), 3],
+      ['l1.json', Buffer.concat([Buffer.from('[\n{"external_id":"L-5","name":"a","price":1},\n'), latin1('{"external_id":"L-6","name":"Açúcar","price":1}\n]')]), 3],
+      // A multi-byte character cut off by the end of the file.
+      ['cut.jsonl', Buffer.concat([Buffer.from('{"external_id":"L-7","name":"a","price":1}\n'), Buffer.from('ã').subarray(0, 1)]), 2],
+    ];
+    const before = service.requests.length;
+    for (const [name, bytes, line] of cases) {
+      const file = join(dir, name);
+      writeFileSync(file, bytes);
+      for (const extra of [[], ['--dry-run']]) {
+        const result = await cli(['catalog', 'push', file, ...extra]);
+        expect(result.code, name).toBe(2);
+        expect(result.stderr.trim().split('\n'), name).toEqual([expect.stringMatching(new RegExp(`^Line ${line}: the file is not valid UTF-8.*--encoding`))]);
+      }
+    }
+    expect(service.requests.length).toBe(before);
+    expect(service.sandbox.getProduct('L-1')).toBeUndefined();
+  });
+
+  test('the line of an invalid byte past the first read, and valid characters split between reads, in a 3 MB file', async () => {
+    const rows = Array.from({ length: 40_000 }, (_, i) => `{"external_id":"B-${i}","name":"x${'ã€😀'.repeat(i % 9)}","price":1}`);
+    const file = join(dir, 'big-utf8.jsonl');
+    writeFileSync(file, `${rows.join('\n')}\n`);
+    expect((await cli(['catalog', 'push', file, '--dry-run'])).code).toBe(0);
+    writeFileSync(file, Buffer.concat([Buffer.from(`${rows.slice(0, 31_234).join('\n')}\n`), latin1('{"external_id":"B-x","name":"é","price":1}\n'), Buffer.from(rows.slice(31_235).join('\n'))]));
+    const bad = await cli(['catalog', 'push', file, '--dry-run']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^Line 31235: the file is not valid UTF-8/);
+  }, 30_000);
+
+  test('--encoding latin1 or windows-1252 reads such a file; an unknown label is exit 2', async () => {
+    const csv = join(dir, 'ansi.csv');
+    writeFileSync(csv, latin1(`external_id,name,price\r\nE-1,Feijão,2\r\nE-2,Açúcar,3\r\n`));
+    const result = await cli(['catalog', 'push', csv, '--encoding', 'latin1']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(service.sandbox.getProduct('E-1')).toMatchObject({ name: 'Feijão' });
+    expect(service.sandbox.getProduct('E-2')).toMatchObject({ name: 'Açúcar' });
+    const jsonl = join(dir, 'ansi.jsonl');
+    writeFileSync(jsonl, Buffer.concat([latin1('{"external_id":"E-3","name":"Caf'), Buffer.from([0xe9, 0x20, 0x80]), latin1('","price":1}\n')]));
+    expect((await cli(['catalog', 'push', jsonl, '--encoding', 'windows-1252'])).code).toBe(0);
+    expect(service.sandbox.getProduct('E-3')).toMatchObject({ name: 'Café €' });
+    const unknown = await cli(['catalog', 'push', jsonl, '--encoding', 'klingon']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^--encoding "klingon" is not an encoding/);
+  });
+
+  test('JSON Lines and a JSON array holding a raw U+2028 or U+2029 inside a string are valid JSON: accepted, sent as written', async () => {
+    const name = 'line\u2028separator\u2029paragraph';
+    const jsonl = join(dir, 'separators.jsonl');
+    writeFileSync(jsonl, `{"external_id":"S-1","name":"${name}","price":1}\n{"external_id":"S-2","name":"b","price":1}\n{"external_id":"S-1","name":"again","price":1}\n`);
+    const result = await cli(['catalog', 'push', jsonl]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1); // the repeat on line 3, counted on physical lines
+    expect(readFileSync(`${jsonl}.errors.csv`, 'utf8')).toMatch(/\n3,S-1,,VALIDATION_ERROR,.*first at line 1/);
+    expect(service.sandbox.getProduct('S-1')).toMatchObject({ name });
+    const array = join(dir, 'separators.json');
+    writeFileSync(array, `[\n{"external_id":"S-3","name":"${name}","price":1}\n]`);
+    expect((await cli(['catalog', 'push', array])).code).toBe(0);
+    expect(service.sandbox.getProduct('S-3')).toMatchObject({ name });
+  });
+});
