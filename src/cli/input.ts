@@ -201,6 +201,14 @@ interface Row {
 }
 
 /**
+ * Line breaks in a record's raw text. csv-parse keeps only the first character of each record
+ * delimiter there (`\r` of a CRLF file's `\r\n`) but whole line breaks inside quoted fields.
+ */
+function lineBreaks(raw: string): number {
+  return raw.match(/\r\n|\r|\n/g)?.length ?? 0;
+}
+
+/**
  * Rows with the physical line each starts on. csv-parse's `info.lines` is not the start line (it
  * counts blank lines and bare CRs its own way), so lines are counted on each record's raw text,
  * which begins with the blank lines skipped before it.
@@ -220,9 +228,8 @@ async function* csvRows(file: string, kind: PushKind, encoding: string): AsyncGe
         if (kind === 'stock' && !('store_id' in record)) fail(1, 'the header has no store_id column');
         checked = true;
       }
-      const leadingBlankLines = /^(\r?\n)*/.exec(raw)?.[0].split('\n').length ?? 1;
-      yield { line: linesBefore + leadingBlankLines, fields: record };
-      linesBefore += raw.split('\n').length - 1;
+      yield { line: linesBefore + lineBreaks(/^[\r\n]*/.exec(raw)![0]) + 1, fields: record };
+      linesBefore += lineBreaks(raw);
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
