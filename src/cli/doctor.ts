@@ -2,6 +2,7 @@
 // An invalid key or a disabled environment is a failed check (exit 1), never a crash.
 import { AuthenticationError, ConnectionError, FeatureDisabledError, InsufficientScopeError, type Health, type IntegrationClient } from '../index.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
+import { connectionReason, storeFailure } from './failure.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -77,6 +78,11 @@ async function inboxCheck(location: string): Promise<Check> {
   }
 }
 
+function inboxFailed(error: unknown): Check {
+  const detail = error instanceof UsageError ? error.message : (storeFailure(error) ?? `cannot read the inbox (${(error as Error).name}: ${(error as Error).message}): check --store or INTEGRATION_INBOX_STORE`);
+  return { check: 'inbox', status: 'fail', detail };
+}
+
 /** Runs every check; never throws for a failed check, only for bad arguments (UsageError). */
 export async function runDoctor(options: ConnectionOptions & { store?: string }): Promise<Check[]> {
   const checks: Check[] = [];
@@ -86,7 +92,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
     client = clientFrom(options);
   } catch (error) {
     checks.push({ check: 'key', status: 'fail', detail: (error as Error).message });
-    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch((e: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: (e as Error).message })));
+    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
     return checks;
   }
   let health: Health | undefined;
@@ -96,7 +102,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
   } catch (error) {
     if (error instanceof AuthenticationError) checks.push({ check: 'key', status: 'fail', detail: 'the service rejected the key (401): create a new credential and set INTEGRATION_API_KEY' });
     else if (error instanceof FeatureDisabledError) checks.push({ check: 'environment', status: 'fail', detail: 'the integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it' });
-    else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name}): check INTEGRATION_BASE_URL and the network` });
+    else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name === 'TimeoutError' ? 'no answer in time' : connectionReason(error)}): check INTEGRATION_BASE_URL and the network` });
     else checks.push({ check: 'service', status: 'fail', detail: `health failed (${(error as Error).name}: ${(error as Error).message}): check that INTEGRATION_BASE_URL is the Integration API, then try again` });
   }
   if (health) {
@@ -122,7 +128,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
     }
   }
   if (storeArg) {
-    checks.push(await inboxCheck(storeLocation(storeArg)).catch((error: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: error instanceof UsageError ? error.message : `${(error as Error).name}: ${(error as Error).message}` })));
+    checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
   }
   return checks;
 }

@@ -269,7 +269,7 @@ async function pushFile(
 
   if (failure !== undefined) {
     const { message } = describeFailure(failure);
-    console.error(`${command} stopped: ${redact(message)} (${resumeHint}).`);
+    console.error(`${command} stopped: ${redact(message).replace(/\.$/, '')} (${resumeHint}).`);
     return 2;
   }
   if (interrupt.requested) {

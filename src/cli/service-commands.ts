@@ -1,6 +1,7 @@
 // `orders`, `webhooks` and `inbox`: thin wrappers printing a table for people or JSON with --json.
 // Order payloads hold personal data: they are printed only because the operator asked for that order.
 import type { IntegrationClient } from '../index.ts';
+import type { InboxEntry, InboxStore } from '../inbox/index.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
@@ -64,6 +65,17 @@ export async function webhooksDelete(client: IntegrationClient, id: string, json
   return 0;
 }
 
+/** Every dead entry, oldest first, a page at a time (the store's `list` takes a limit). */
+async function allDead(inbox: InboxStore): Promise<InboxEntry[]> {
+  const entries: InboxEntry[] = [];
+  for (let page = await inbox.list({ status: 'dead', limit: PAGE }); ; page = await inbox.list({ status: 'dead', limit: PAGE, after: entries.at(-1)! })) {
+    entries.push(...page);
+    if (page.length < PAGE) return entries;
+  }
+}
+
+const PAGE = 1000;
+
 /** `inbox stats | dead | retry <id> | retry-dead`; exit 1 when dead entries remain or a retry found nothing. */
 export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-dead', store: string | undefined, deliveryId: string | undefined, json?: boolean): Promise<number> {
   const inbox = await openStore(storeLocation(store));
@@ -75,7 +87,7 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
       return stats.dead > 0 ? 1 : 0;
     }
     if (action === 'dead') {
-      const dead = await inbox.list({ status: 'dead', limit: 10_000 });
+      const dead = await allDead(inbox);
       const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
       print(json, rows, () => table(rows, ['deliveryId', 'event', 'orderId', 'attempts', 'lastError', 'receivedAt']));
       return dead.length > 0 ? 1 : 0;
