@@ -23,6 +23,14 @@ const FEATURES: Record<string, string> = {
   'loyalty:write': 'loyalty credit, debit and coupons',
 };
 
+/** Deliveries doctor reads per endpoint, newest first. */
+const DELIVERIES_READ = 20;
+
+/** "1 dead delivery", "2 dead deliveries". */
+export function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 const WARN_SKEW_S = 60;
 const FAIL_SKEW_S = 240;
 
@@ -48,18 +56,25 @@ async function webhookChecks(client: IntegrationClient): Promise<Check[]> {
         ? { check: name, status: 'warn', detail: `${endpoint.url} does not subscribe to ${missing.join(', ')}: recreate it with those events` }
         : { check: name, status: 'ok', detail: `${endpoint.url} subscribes to order.created and order.status_changed` },
     );
-    const deliveries = await client.webhooks.deliveries(endpoint.id, { limit: 20 });
+    const deliveries = await client.webhooks.deliveries(endpoint.id, { limit: DELIVERIES_READ });
     const dead = deliveries.filter((d) => d.status === 'dead');
     const failures = endpoint.consecutive_failures;
     const latest = deliveries[0];
     const latestText = latest ? `latest delivery ${latest.status} (${latest.event}, ${latest.created_at})` : 'no deliveries yet';
+    const failuresText = count(failures, 'consecutive failure', 'consecutive failures');
     if (dead.length > 0) {
       const errors = [...new Set(dead.map((d) => d.last_error ?? 'no error recorded'))].slice(0, 3).join('; ');
-      checks.push({ check: `${name} deliveries`, status: 'fail', detail: `${dead.length} dead deliveries (last_error: ${errors}); fix the receiver, then read those orders back (orders get) — ${latestText}` });
+      const among = deliveries.length >= DELIVERIES_READ ? ` among the latest ${DELIVERIES_READ}` : '';
+      // The delivery log carries no payload, so doctor cannot name the orders those deliveries held.
+      checks.push({
+        check: `${name} deliveries`,
+        status: 'fail',
+        detail: `${count(dead.length, 'dead delivery', 'dead deliveries')}${among}, ${failuresText} (last_error: ${errors}); fix the receiver at ${endpoint.url}, then run \`integration-sdk inbox reconcile\` to fetch the orders they carried — ${latestText}`,
+      });
     } else if (failures > 0) {
-      checks.push({ check: `${name} deliveries`, status: 'warn', detail: `${failures} consecutive failures: check the receiver at ${endpoint.url} — ${latestText}` });
+      checks.push({ check: `${name} deliveries`, status: 'warn', detail: `${failuresText}: check the receiver at ${endpoint.url} — ${latestText}` });
     } else {
-      checks.push({ check: `${name} deliveries`, status: 'ok', detail: `0 consecutive failures, ${latestText}` });
+      checks.push({ check: `${name} deliveries`, status: 'ok', detail: `${failuresText}, ${latestText}` });
     }
   }
   return checks;

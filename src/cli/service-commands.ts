@@ -98,7 +98,7 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
       return done ? 0 : 1;
     }
     const count = await inbox.retryDead(now);
-    print(json, { retried: count }, () => `${count} dead entries are pending again.`);
+    print(json, { retried: count }, () => `${count === 1 ? '1 dead entry is' : `${count} dead entries are`} pending again.`);
     return 0;
   } finally {
     await inbox.close();

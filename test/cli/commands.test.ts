@@ -66,16 +66,24 @@ describe('doctor', () => {
     service.sandbox.createOrder();
     const [delivery] = service.sandbox.deliveries({ webhookId: created.id });
     await service.sandbox.waitForDelivery(delivery!.id, (d) => d.status === 'dead');
-    receiver.close();
 
     const result = await cli(['doctor']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(new RegExp(`warn\\s+webhook ${created.id}\\s+.*does not subscribe to order.status_changed`));
-    expect(result.stdout).toMatch(/fail\s+webhook \S+ deliveries\s+1 dead deliveries \(last_error: /);
+    // The count in English, the endpoint's consecutive failures beside it, and what to do instead of
+    // naming the orders (the delivery log holds no payload).
+    const { consecutive_failures } = (JSON.parse((await cli(['webhooks', 'list', '--json'])).stdout) as Array<{ id: string; consecutive_failures: number }>).find((e) => e.id === created.id)!;
+    expect(consecutive_failures).toBeGreaterThan(1);
+    expect(result.stdout).toMatch(new RegExp(`fail\\s+webhook \\S+ deliveries\\s+1 dead delivery, ${consecutive_failures} consecutive failures \\(last_error: [^)]+\\); fix the receiver at ${url}, then run \`integration-sdk inbox reconcile\``));
+    service.sandbox.createOrder();
+    const [next] = service.sandbox.deliveries({ webhookId: created.id }).filter((d) => d.id !== delivery!.id);
+    await service.sandbox.waitForDelivery(next!.id, (d) => d.status === 'dead');
+    expect((await cli(['doctor'])).stdout).toMatch(/deliveries\s+2 dead deliveries, \d+ consecutive failures/);
     expect((await cli(['inbox', 'stats'])).code).toBe(2);
     expect((await cli(['webhooks', 'deliveries', created.id, '--limit', '5'])).code).toBe(1);
     await cli(['webhooks', 'delete', created.id]);
-  }, 30_000);
+    receiver.close();
+  }, 60_000);
 });
 
 describe('orders and webhooks', () => {
