@@ -11,7 +11,7 @@ import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
-import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
+import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
 
 /** Options of `catalog push` / `stock push` as commander hands them over. */
 export interface PushOptions {
@@ -95,6 +95,10 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 class Interrupt {
   sending = false;
   requested = false;
+  /** Writes a line for the user: the progress view's, once it is on screen, so it never lands on the bar. */
+  note = (text: string): void => {
+    process.stderr.write(`${text}\n`);
+  };
   readonly #onSigint = () => {
     if (!this.sending) {
       process.stderr.write('Interrupted before anything was sent: run the same command again.\n');
@@ -102,7 +106,7 @@ class Interrupt {
     }
     if (this.requested) process.exit(130);
     this.requested = true;
-    process.stderr.write('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).\n');
+    this.note('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).');
   };
 
   constructor() {
@@ -167,13 +171,15 @@ async function pushFile(
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
   const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
-  const view = progressView(mode, command);
+  const view = progressView(mode, command, kind);
   const startedAt = Date.now();
   const { rateLimit } = rateLimitFromEnv();
   const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
   const resumedFrom = checkpoint?.records ?? 0;
+  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt);
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;
+  interrupt.note = (text) => view.note(text);
 
   const inFlight = new Map<number, Promise<void>>();
   const finished = new Map<number, Batch>();
@@ -222,7 +228,8 @@ async function pushFile(
     for (const key of ['created', 'updated', 'errors'] as const) state[key] += counts[key];
     state.done += batch.records.length;
     await acknowledge(batch);
-    view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt, budget));
+    eta.record(state.done - resumedFrom, Date.now());
+    view.update(state, eta);
   };
 
   const dispatch = async (batch: Batch) => {
@@ -234,7 +241,7 @@ async function pushFile(
     inFlight.set(batch.start, running);
   };
 
-  view.start(state, etaSeconds({ ...state, done: 0, total: state.total - resumedFrom }, BATCH_SIZE, 0, budget));
+  view.start(state, eta, acked.nextLine);
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
