@@ -8,13 +8,12 @@ export const ERRORS_HEADER = 'line,external_id,store_id,code,message';
 /**
  * One cell. The file is opened in spreadsheets, and its cells echo the input (ids, the service's
  * messages quoting values): a cell starting with `=`, `+`, `-`, `@`, a tab or a CR would run as a
- * formula, so it gets a leading `'` and quotes, as OWASP's CSV-injection advice has it. A `;` or a
- * tab is quoted too: a spreadsheet splitting on it would otherwise start a new cell there.
+ * formula, so it gets a leading `'` and quotes, as OWASP's CSV-injection advice has it.
  */
 function csvCell(value: string | number): string {
   const text = String(value);
   if (/^[=+\-@\t\r]/.test(text)) return `"'${text.replaceAll('"', '""')}"`;
-  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** One rejected item, as the errors file records it. */

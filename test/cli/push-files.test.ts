@@ -266,5 +266,5 @@ test('errors-file cells starting with =, +, -, @, tab or CR are neutralised (a l
   expect(rows.map((row) => row[4]).slice(0, 6)).toEqual(hostile.map((message) => `'${message}`));
   expect(rows[6]).toEqual(['8', "'=1+2", store, 'VALIDATION_ERROR', expect.stringMatching(/^external_id and store_id repeated/)]);
   expect(text).toContain(`\n3,"'@SUM(A1)",${store},`);
-  expect(text).toContain('"plain;=1+1"');
+  expect(text).toContain('\n7,plain;=1+1,');
 });
