@@ -8,6 +8,11 @@ function print(json: boolean | undefined, value: unknown, text: () => string): v
   console.log(json ? JSON.stringify(value) : text());
 }
 
+/** `lastError` → `last_error`, `oldestPendingAgeMs` → `oldest_pending_age_ms`. */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
 function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
   if (rows.length === 0) return '(none)';
   const cells = rows.map((row) => columns.map((c) => String(row[c] ?? '')));
@@ -83,13 +88,14 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
     const now = Date.now();
     if (action === 'stats') {
       const stats = await inbox.stats(now);
-      print(json, stats, () => Object.entries(stats).map(([k, v]) => `${k.padEnd(18)} ${v}`).join('\n'));
+      // People read snake_case names, as on the wire and everywhere else the CLI prints; --json keeps the store's.
+      print(json, stats, () => Object.entries(stats).map(([k, v]) => `${snakeCase(k).padEnd(22)} ${v}`).join('\n'));
       return stats.dead > 0 ? 1 : 0;
     }
     if (action === 'dead') {
       const dead = await allDead(inbox);
       const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
-      print(json, rows, () => table(rows, ['deliveryId', 'event', 'orderId', 'attempts', 'lastError', 'receivedAt']));
+      print(json, rows, () => table(rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [snakeCase(k), v]))), ['delivery_id', 'event', 'order_id', 'attempts', 'last_error', 'received_at']));
       return dead.length > 0 ? 1 : 0;
     }
     if (action === 'retry') {
