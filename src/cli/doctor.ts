@@ -148,7 +148,38 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
   return checks;
 }
 
-export function formatChecks(checks: readonly Check[]): string {
-  const width = Math.max(...checks.map((c) => c.check.length));
-  return checks.map((c) => `${c.status.padEnd(4)}  ${c.check.padEnd(width)}  ${c.detail}`).join('\n');
+/** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  return [...lines, line];
+}
+
+/**
+ * One check a line: status, check, detail. With `width` (a terminal's columns) the detail is wrapped
+ * under itself; when the check names leave it less than 40 columns, it goes on the lines below the
+ * check, indented. Without, one line each (logs, pipes).
+ */
+export function formatChecks(checks: readonly Check[], width?: number): string {
+  const name = Math.max(...checks.map((c) => c.check.length));
+  if (width === undefined) return checks.map((c) => `${c.status.padEnd(4)}  ${c.check.padEnd(name)}  ${c.detail}`).join('\n');
+  const beside = 6 + name + 2;
+  const below = width - 1 - beside < 40;
+  const indent = below ? 6 : beside;
+  return checks
+    .map((c) => {
+      const lines = wrap(c.detail, Math.max(20, width - 1 - indent));
+      const rest = lines.slice(below ? 0 : 1).map((l) => `${' '.repeat(indent)}${l}`);
+      const head = below ? `${c.status.padEnd(4)}  ${c.check}` : `${c.status.padEnd(4)}  ${c.check.padEnd(name)}  ${lines[0]}`;
+      return [head, ...rest].join('\n');
+    })
+    .join('\n');
 }

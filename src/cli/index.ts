@@ -57,7 +57,7 @@ program
   .action(run(async (options: { store?: string; json?: boolean }, command: Command) => {
     const checks = await runDoctor({ ...connection(command), store: options.store });
     const failed = checks.some((c) => c.status === 'fail');
-    console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks)));
+    console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks, process.stdout.isTTY ? process.stdout.columns : undefined)));
     return failed ? 1 : 0;
   }));
 
