@@ -151,21 +151,23 @@ async function* readText(file: string, encoding: string): AsyncGenerator<string>
 }
 
 /**
- * Lines split on `\n` only (a `\r` before it dropped): U+2028 and U+2029 may stand raw inside a JSON
- * string, and readline would split there.
+ * Lines split on `\n` only (a `\r` before it dropped), a chunk's worth at a time: U+2028 and U+2029
+ * may stand raw inside a JSON string, and readline would split there.
  */
-async function* textLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* textLines(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
   let rest = '';
   for await (const chunk of chunks) {
-    const text = rest + chunk;
+    const text = rest === '' ? chunk : rest + chunk;
+    const lines: string[] = [];
     let from = 0;
     for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', from)) {
-      yield text.charCodeAt(at - 1) === 13 ? text.slice(from, at - 1) : text.slice(from, at);
+      lines.push(text.charCodeAt(at - 1) === 13 ? text.slice(from, at - 1) : text.slice(from, at));
       from = at + 1;
     }
     rest = text.slice(from);
+    if (lines.length > 0) yield lines;
   }
-  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+  if (rest !== '') yield [rest.endsWith('\r') ? rest.slice(0, -1) : rest];
 }
 
 function fail(line: number, message: string): never {
@@ -287,20 +289,21 @@ function exactReviver(line: number) {
 }
 
 async function* jsonlItems(file: string, encoding: string): AsyncGenerator<{ line: number; value: unknown }> {
-  const lines = textLines(readText(file, encoding));
   let line = 0;
-  for await (let text of lines) {
-    line++;
-    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text, exactReviver(line) as (key: string, value: unknown) => unknown);
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      fail(line, `not valid JSON (${(error as Error).message})`);
+  for await (const lines of textLines(readText(file, encoding))) {
+    for (let text of lines) {
+      line++;
+      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text, exactReviver(line) as (key: string, value: unknown) => unknown);
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        fail(line, `not valid JSON (${(error as Error).message})`);
+      }
+      yield { line, value };
     }
-    yield { line, value };
   }
 }
 
