@@ -3,7 +3,7 @@
 // raw system text; and `inbox dead` lists every dead entry, however many.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqliteStore } from '../../src/inbox/sqlite/index.ts';
-import { runCli } from './helpers.ts';
+import { runCli, startProxiedSandbox } from './helpers.ts';
 
 const RAW = /ECONNREFUSED|database is locked|attempt \d|^Error:/m;
 let dir: string;
@@ -106,4 +106,19 @@ test('inbox dead lists every dead entry, past 10,000', async () => {
   const stats = await runCli(['inbox', 'stats', '--store', path]);
   expect(stats.stdout).toMatch(/^dead\s+10250$/m);
   expect(stats.stdout).toMatch(/^oldest_pending_age_ms\s+0$/m);
+}, 60_000);
+
+test('a push the service keeps answering 429 after the retries: one sentence naming the likely cause, the resume hint, exit 2', async () => {
+  const service = await startProxiedSandbox();
+  try {
+    service.sandbox.setFaults({ rate: 1, kinds: ['error429'] });
+    const file = join(dir, 'throttled.csv');
+    writeFileSync(file, 'external_id,name,price\nR-1,r,1\n');
+    const result = await runCli(['catalog', 'push', file], { env: { INTEGRATION_API_KEY: service.sandbox.keys.full, INTEGRATION_BASE_URL: service.baseUrl } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^catalog push stopped: The service kept answering 429 .*another process is probably using the same key.*run the same command again to start over\)\.$/)]);
+    expect(result.stderr).not.toMatch(/RateLimitError|RATE_LIMITED/);
+  } finally {
+    await service.close();
+  }
 }, 60_000);
