@@ -104,7 +104,10 @@ class Interrupt {
       process.stderr.write('Interrupted before anything was sent: run the same command again.\n');
       process.exit(130);
     }
-    if (this.requested) process.exit(130);
+    if (this.requested) {
+      this.note('Exiting at once: the checkpoint holds every batch acknowledged so far; run the same command with --resume to continue.');
+      process.exit(130);
+    }
     this.requested = true;
     this.note('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).');
   };
