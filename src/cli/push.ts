@@ -230,8 +230,8 @@ async function pushFile(
     }
     for (const key of ['created', 'updated', 'errors'] as const) state[key] += counts[key];
     state.done += batch.records.length;
+    eta.record(state.done - resumedFrom, Date.now()); // before the await: samples stay in order
     await acknowledge(batch);
-    eta.record(state.done - resumedFrom, Date.now());
     view.update(state, eta);
   };
 
