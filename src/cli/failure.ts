@@ -46,6 +46,19 @@ export function connectionReason(error: unknown): string {
   return code === undefined ? 'no connection' : CAUSES[code]!;
 }
 
+/** node:sqlite's primary result code (`errcode` & 0xff), when the error is one of its. */
+function sqliteCode(error: unknown): number | undefined {
+  const errcode = (error as { errcode?: unknown } | undefined)?.errcode;
+  return error instanceof Error && typeof errcode === 'number' ? errcode & 0xff : undefined;
+}
+
+/** What SQLite's own failures of the store file mean to the person who gave --store. */
+const SQLITE_FAILURES: Record<number, string> = {
+  8: 'The inbox database is read-only for this user: check the file\'s permissions and those of its directory (SQLite writes a journal beside it).',
+  14: 'The inbox database cannot be opened: check the path given to --store or INTEGRATION_INBOX_STORE and its permissions.',
+  26: 'The file given to --store (or INTEGRATION_INBOX_STORE) is not a SQLite database: check the path; the inbox creates its database itself.',
+};
+
 /** SQLite's "database is locked" (SQLITE_BUSY, and its extended codes) from node:sqlite. */
 function sqliteBusy(error: unknown): boolean {
   const errcode = (error as { errcode?: unknown } | undefined)?.errcode;
@@ -57,6 +70,8 @@ function sqliteBusy(error: unknown): boolean {
  * sentence saying what to do; `undefined` for an error it does not recognise.
  */
 export function storeFailure(error: unknown): string | undefined {
+  const sqlite = SQLITE_FAILURES[sqliteCode(error) ?? -1];
+  if (sqlite !== undefined) return sqlite;
   if (sqliteBusy(error)) return 'The inbox database is busy, another process holding its write lock (a worker, or another command): try again in a moment, or stop that process first.';
   const code = codeOf(error);
   if (code !== undefined) return `Cannot open the inbox store (${CAUSES[code]}): check the location given by --store or INTEGRATION_INBOX_STORE, and that Postgres is running there.`;

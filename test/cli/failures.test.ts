@@ -89,6 +89,14 @@ test('the SQLite inbox locked by another process: one sentence saying to try aga
   }
 }, 60_000);
 
+test('a --store file that is not a SQLite database: one sentence saying so, exit 2', async () => {
+  const path = join(dir, 'notes.db');
+  writeFileSync(path, 'meeting notes, not a database '.repeat(20));
+  const result = await runCli(['inbox', 'stats', '--store', path]);
+  expect(result.code).toBe(2);
+  expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^The file given to --store .*is not a SQLite database: check the path/)]);
+});
+
 test('inbox dead lists every dead entry, past 10,000', async () => {
   const path = join(dir, 'many.db');
   await inboxWithDead(path, 10_250);
