@@ -1,6 +1,6 @@
 // What the CLI prints when a command cannot finish: one sentence that says what to do, an exit
 // code, and never the key (even if a user pasted it where an argument was expected).
-import { ApiError, AuthenticationError, BulkOperationError, ConfigurationError, ConnectionError, FeatureDisabledError, InvalidInputError, RateLimitError, TimeoutError } from '../index.ts';
+import { ApiError, AuthenticationError, BulkOperationError, ConfigurationError, ConnectionError, FeatureDisabledError, ForbiddenStoreError, InsufficientScopeError, InternalServerError, InvalidInputError, NotFoundError, RateLimitError, ServiceUnavailableError, SsrfBlockedError, TimeoutError, ValidationError, WebhookLimitReachedError } from '../index.ts';
 import { UsageError } from './config.ts';
 
 /** Redacts anything that looks like a key from text the CLI did not write itself (argument echoes). */
@@ -78,6 +78,24 @@ export function storeFailure(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The service's own words: an ApiError's message without the status, code and route around them. */
+function serviceWords(error: ApiError): string {
+  return error.message.replace(/^\d{3} [A-Z_]+: /, '').replace(/ \([A-Z]+ \S+\)$/, '').replace(/\.$/, '');
+}
+
+/** A refusal by the service, in one sentence: its words, then what to do. */
+function serviceRefusal(error: ApiError): string {
+  const words = serviceWords(error);
+  if (error instanceof NotFoundError) return `${words}: check the id (and that it belongs to the stores this key may use).`;
+  if (error instanceof InsufficientScopeError) return `${words}: grant that scope to the key, or use a key that has it.`;
+  if (error instanceof ForbiddenStoreError) return `${words}: use a key that may write that store.`;
+  if (error instanceof SsrfBlockedError) return `${words}: give a public HTTPS URL.`;
+  if (error instanceof WebhookLimitReachedError) return `${words}: delete an endpoint you no longer use first (integration-sdk webhooks list, then webhooks delete <id>).`;
+  if (error instanceof ValidationError) return `${words}: fix that argument and run the command again.`;
+  if (error instanceof InternalServerError || error instanceof ServiceUnavailableError) return `The service failed (${error.status} ${error.code}: ${words}), even after retries: run the command again in a moment.`;
+  return `The service refused the request (${error.status} ${error.code}): ${words}.`;
+}
+
 /** Maps what a command threw to a one-sentence message and an exit code. */
 export function failure(error: unknown): { message: string; code: number } {
   if (error instanceof BulkOperationError && error.cause !== undefined) return failure(error.cause);
@@ -92,7 +110,7 @@ export function failure(error: unknown): { message: string; code: number } {
   if (error instanceof RateLimitError) {
     return { message: "The service kept answering 429 (the key's rate limit was spent, even after waiting and retrying): another process is probably using the same key; wait for it to finish, then run the command again.", code: 2 };
   }
-  if (error instanceof ApiError) return { message: `${error.name}: ${error.message}`, code: 1 };
+  if (error instanceof ApiError) return { message: serviceRefusal(error), code: 1 };
   // The SDK's own errors are covered above: what is left came from the inbox store or is a bug.
   const store = storeFailure(error);
   if (store !== undefined) return { message: store, code: 2 };

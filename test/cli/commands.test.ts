@@ -97,7 +97,14 @@ describe('orders and webhooks', () => {
     const none = await cli(['orders', 'find', '--external-id', 'MKT-NONE']);
     expect(none.code).toBe(1);
     expect(none.stdout).toMatch(/No order/);
-    expect((await cli(['orders', 'get', '00000000-0000-4000-8000-000000000000'])).code).toBe(1);
+    const missing = await cli(['orders', 'get', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(1);
+    // The service's words and what to do, in one sentence; not the error class and route.
+    expect(missing.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Order not found.*: check the id/)]);
+    expect(missing.stderr).not.toMatch(/NotFoundError|404 NOT_FOUND|GET \//);
+    const scope = await cli(['webhooks', 'list'], { INTEGRATION_API_KEY: service.sandbox.keys.readOnly });
+    expect(scope.code).toBe(1);
+    expect(scope.stderr.trim().split('\n')).toEqual([expect.stringMatching(/webhooks:manage.*: grant that scope to the key, or use a key that has it\.$/)]);
   });
 
   test('webhooks create prints the secret once on stdout; list, test, deliveries, delete', async () => {
