@@ -1,10 +1,10 @@
 // The `--resume` checkpoint beside the input file, and the input's fingerprint it is tied to.
-// Written atomically (temp file + rename) after every acknowledged batch, so a crash or Ctrl-C
-// leaves either the previous checkpoint or the new one, never half of one.
+// Written atomically (temp file + rename) after every acknowledged batch, one write at a time, so a
+// crash or Ctrl-C leaves either the previous checkpoint or the new one, never half of one.
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { UsageError } from './config.ts';
-import { readChunks } from './input.ts';
+import { readChunks, Utf8Check } from './input.ts';
 
 /** Size and SHA-256 of the input: a resumed run refuses a file whose fingerprint changed. */
 export interface Fingerprint {
@@ -28,29 +28,71 @@ export function checkpointPath(input: string): string {
   return `${input}.checkpoint.json`;
 }
 
-/** Hashes the file in one streaming pass, counting its line breaks on the way. */
-export async function fingerprint(file: string): Promise<{ fingerprint: Fingerprint; lines: number }> {
+/**
+ * Hashes the file in one streaming pass, counting its line breaks on the way; with `utf8`, also
+ * checks that it is UTF-8 (UsageError naming the line when it is not).
+ */
+export async function fingerprint(file: string, utf8: boolean): Promise<{ fingerprint: Fingerprint; lines: number }> {
   const { size } = await stat(file);
   const hash = createHash('sha256');
+  const check = utf8 ? new Utf8Check() : undefined;
   let lines = 0;
   // Hashing is fast: with a read stream's fresh chunk per read it outran the garbage collector (70 MB
   // of freed chunks kept resident for a 200 MB file).
   for await (const chunk of readChunks(file, 1024 * 1024)) {
     hash.update(chunk);
+    check?.check(chunk, lines);
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
   }
+  check?.end(lines);
   return { fingerprint: { size, sha256: hash.digest('hex') }, lines };
 }
 
-export async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {
+let writes = 0;
+
+async function writeCheckpoint(input: string, checkpoint: Checkpoint): Promise<void> {
   const path = checkpointPath(input);
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
-  await rename(temporary, path);
+  const temporary = `${path}.${process.pid}.${++writes}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
+    await rename(temporary, path);
+  } finally {
+    await rm(temporary, { force: true });
+  }
 }
 
-export async function removeCheckpoint(input: string): Promise<void> {
-  await rm(checkpointPath(input), { force: true });
+/**
+ * The checkpoint of one push. Batches in flight are acknowledged concurrently: writes here never
+ * overlap (two renames of one temporary file lost the second), and each writes the latest
+ * checkpoint saved, so a slow write cannot put an older position back after a newer one.
+ */
+export class CheckpointWriter {
+  readonly #input: string;
+  #latest: Checkpoint | undefined;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(input: string) {
+    this.#input = input;
+  }
+
+  /** Records `checkpoint`; resolves once it (or a later one) is on disk. */
+  save(checkpoint: Checkpoint): Promise<void> {
+    this.#latest = checkpoint;
+    const write = this.#writing.catch(() => {}).then(async () => {
+      const latest = this.#latest;
+      this.#latest = undefined;
+      if (latest !== undefined) await writeCheckpoint(this.#input, latest);
+    });
+    this.#writing = write;
+    return write;
+  }
+
+  /** Removes the checkpoint once the writes under way are done (a complete run). */
+  async remove(): Promise<void> {
+    await this.#writing.catch(() => {});
+    this.#latest = undefined;
+    await rm(checkpointPath(this.#input), { force: true });
+  }
 }
 
 /**

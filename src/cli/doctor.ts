@@ -2,6 +2,7 @@
 // An invalid key or a disabled environment is a failed check (exit 1), never a crash.
 import { AuthenticationError, ConnectionError, FeatureDisabledError, InsufficientScopeError, type Health, type IntegrationClient } from '../index.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
+import { connectionReason, storeFailure } from './failure.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 import { reconcileCheck } from './inbox-reconcile.ts';
 
@@ -22,6 +23,14 @@ const FEATURES: Record<string, string> = {
   'loyalty:read': 'loyalty balance and statement',
   'loyalty:write': 'loyalty credit, debit and coupons',
 };
+
+/** Deliveries doctor reads per endpoint, newest first. */
+const DELIVERIES_READ = 20;
+
+/** "1 dead delivery", "2 dead deliveries". */
+export function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
 
 const WARN_SKEW_S = 60;
 const FAIL_SKEW_S = 240;
@@ -48,18 +57,25 @@ async function webhookChecks(client: IntegrationClient): Promise<Check[]> {
         ? { check: name, status: 'warn', detail: `${endpoint.url} does not subscribe to ${missing.join(', ')}: recreate it with those events` }
         : { check: name, status: 'ok', detail: `${endpoint.url} subscribes to order.created and order.status_changed` },
     );
-    const deliveries = await client.webhooks.deliveries(endpoint.id, { limit: 20 });
+    const deliveries = await client.webhooks.deliveries(endpoint.id, { limit: DELIVERIES_READ });
     const dead = deliveries.filter((d) => d.status === 'dead');
     const failures = endpoint.consecutive_failures;
     const latest = deliveries[0];
     const latestText = latest ? `latest delivery ${latest.status} (${latest.event}, ${latest.created_at})` : 'no deliveries yet';
+    const failuresText = count(failures, 'consecutive failure', 'consecutive failures');
     if (dead.length > 0) {
       const errors = [...new Set(dead.map((d) => d.last_error ?? 'no error recorded'))].slice(0, 3).join('; ');
-      checks.push({ check: `${name} deliveries`, status: 'fail', detail: `${dead.length} dead deliveries (last_error: ${errors}); fix the receiver, then read those orders back (orders get) — ${latestText}` });
+      const among = deliveries.length >= DELIVERIES_READ ? ` among the latest ${DELIVERIES_READ}` : '';
+      // The delivery log carries no payload, so doctor cannot name the orders those deliveries held.
+      checks.push({
+        check: `${name} deliveries`,
+        status: 'fail',
+        detail: `${count(dead.length, 'dead delivery', 'dead deliveries')}${among}, ${failuresText} (last_error: ${errors}); fix the receiver at ${endpoint.url}, then run \`integration-sdk inbox reconcile\` to fetch the orders they carried — ${latestText}`,
+      });
     } else if (failures > 0) {
-      checks.push({ check: `${name} deliveries`, status: 'warn', detail: `${failures} consecutive failures: check the receiver at ${endpoint.url} — ${latestText}` });
+      checks.push({ check: `${name} deliveries`, status: 'warn', detail: `${failuresText}: check the receiver at ${endpoint.url} — ${latestText}` });
     } else {
-      checks.push({ check: `${name} deliveries`, status: 'ok', detail: `0 consecutive failures, ${latestText}` });
+      checks.push({ check: `${name} deliveries`, status: 'ok', detail: `${failuresText}, ${latestText}` });
     }
   }
   return checks;
@@ -78,6 +94,11 @@ async function inboxCheck(location: string): Promise<Check> {
   }
 }
 
+function inboxFailed(error: unknown): Check {
+  const detail = error instanceof UsageError ? error.message : (storeFailure(error) ?? `cannot read the inbox (${(error as Error).name}: ${(error as Error).message}): check --store or INTEGRATION_INBOX_STORE`);
+  return { check: 'inbox', status: 'fail', detail };
+}
+
 /** Runs every check; never throws for a failed check, only for bad arguments (UsageError). */
 export async function runDoctor(options: ConnectionOptions & { store?: string }): Promise<Check[]> {
   const checks: Check[] = [];
@@ -87,7 +108,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
     client = clientFrom(options);
   } catch (error) {
     checks.push({ check: 'key', status: 'fail', detail: (error as Error).message });
-    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch((e: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: (e as Error).message })));
+    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
     return checks;
   }
   let health: Health | undefined;
@@ -97,7 +118,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
   } catch (error) {
     if (error instanceof AuthenticationError) checks.push({ check: 'key', status: 'fail', detail: 'the service rejected the key (401): create a new credential and set INTEGRATION_API_KEY' });
     else if (error instanceof FeatureDisabledError) checks.push({ check: 'environment', status: 'fail', detail: 'the integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it' });
-    else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name}): check INTEGRATION_BASE_URL and the network` });
+    else if (error instanceof ConnectionError) checks.push({ check: 'service', status: 'fail', detail: `cannot reach the service (${error.name === 'TimeoutError' ? 'no answer in time' : connectionReason(error)}): check INTEGRATION_BASE_URL and the network` });
     else checks.push({ check: 'service', status: 'fail', detail: `health failed (${(error as Error).name}: ${(error as Error).message}): check that INTEGRATION_BASE_URL is the Integration API, then try again` });
   }
   if (health) {
@@ -123,7 +144,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
     }
   }
   if (storeArg) {
-    checks.push(await inboxCheck(storeLocation(storeArg)).catch((error: unknown) => ({ check: 'inbox', status: 'fail' as const, detail: error instanceof UsageError ? error.message : `${(error as Error).name}: ${(error as Error).message}` })));
+    checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
     // Missed deliveries as the last `inbox reconcile` found them (a store that cannot be opened is reported above).
     const missed = await reconcileCheck(storeLocation(storeArg)).catch(() => undefined);
     if (missed) checks.push(missed);
@@ -131,7 +152,38 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
   return checks;
 }
 
-export function formatChecks(checks: readonly Check[]): string {
-  const width = Math.max(...checks.map((c) => c.check.length));
-  return checks.map((c) => `${c.status.padEnd(4)}  ${c.check.padEnd(width)}  ${c.detail}`).join('\n');
+/** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  return [...lines, line];
+}
+
+/**
+ * One check a line: status, check, detail. With `width` (a terminal's columns) the detail is wrapped
+ * under itself; when the check names leave it less than 40 columns, it goes on the lines below the
+ * check, indented. Without, one line each (logs, pipes).
+ */
+export function formatChecks(checks: readonly Check[], width?: number): string {
+  const name = Math.max(...checks.map((c) => c.check.length));
+  if (width === undefined) return checks.map((c) => `${c.status.padEnd(4)}  ${c.check.padEnd(name)}  ${c.detail}`).join('\n');
+  const beside = 6 + name + 2;
+  const below = width - 1 - beside < 40;
+  const indent = below ? 6 : beside;
+  return checks
+    .map((c) => {
+      const lines = wrap(c.detail, Math.max(20, width - 1 - indent));
+      const rest = lines.slice(below ? 0 : 1).map((l) => `${' '.repeat(indent)}${l}`);
+      const head = below ? `${c.status.padEnd(4)}  ${c.check}` : `${c.status.padEnd(4)}  ${c.check.padEnd(name)}  ${lines[0]}`;
+      return [head, ...rest].join('\n');
+    })
+    .join('\n');
 }

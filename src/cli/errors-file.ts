@@ -5,8 +5,14 @@ import { once } from 'node:events';
 
 export const ERRORS_HEADER = 'line,external_id,store_id,code,message';
 
+/**
+ * One cell. The file is opened in spreadsheets, and its cells echo the input (ids, the service's
+ * messages quoting values): a cell starting with `=`, `+`, `-`, `@`, a tab or a CR would run as a
+ * formula, so it gets a leading `'` and quotes, as OWASP's CSV-injection advice has it.
+ */
 function csvCell(value: string | number): string {
   const text = String(value);
+  if (/^[=+\-@\t\r]/.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -60,7 +60,7 @@ program
   .action(run(async (options: { store?: string; json?: boolean }, command: Command) => {
     const checks = await runDoctor({ ...connection(command), store: options.store });
     const failed = checks.some((c) => c.status === 'fail');
-    console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks)));
+    console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks, process.stdout.isTTY ? process.stdout.columns : undefined)));
     return failed ? 1 : 0;
   }));
 
@@ -72,6 +72,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--dry-run', 'validate every item locally and send nothing')
     .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
     .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
+    .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or windows-1252')
     .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)
@@ -95,12 +96,14 @@ registerSyncCommands(group, run, (command) => clientFrom(connection(command)));
 const orders = group('orders', 'read orders: orders get <order_id> | orders find --external-id <id>', 'integration-sdk orders find --external-id MKT-1001');
 orders
   .command('get')
+  .description('print one order by its order_id')
   .argument('<order_id>')
   .option('--json', 'print JSON on one line')
   .addHelpText('after', '\nExample:\n  integration-sdk orders get ord_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.ordersGet(clientFrom(connection(command)), id, options.json)));
 orders
   .command('find')
+  .description("find the order with a marketplace's external_order_id (exit 1 when none)")
   .requiredOption('--external-id <id>', "the marketplace's external_order_id")
   .option('--json', 'print JSON on one line')
   .addHelpText('after', '\nExample:\n  integration-sdk orders find --external-id MKT-1001')
@@ -109,11 +112,13 @@ orders
 const webhooks = group('webhooks', 'webhook endpoints: list | create | test | deliveries | delete', 'integration-sdk webhooks list');
 webhooks
   .command('list')
+  .description('list the registered endpoints with their events and consecutive_failures')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks list')
   .action(run(async (options: { json?: boolean }, command: Command) => service.webhooksList(clientFrom(connection(command)), options.json)));
 webhooks
   .command('create')
+  .description('register an endpoint and print its secret once')
   .requiredOption('--url <url>', 'HTTPS receiver URL')
   .requiredOption('--events <a,b>', 'comma-separated events, e.g. order.created,order.status_changed')
   .option('--json', 'print JSON')
@@ -121,12 +126,14 @@ webhooks
   .action(run(async (options: { url: string; events: string; json?: boolean }, command: Command) => service.webhooksCreate(clientFrom(connection(command)), options.url, options.events, options.json)));
 webhooks
   .command('test')
+  .description('queue a test delivery to an endpoint')
   .argument('<id>')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks test wh_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksTest(clientFrom(connection(command)), id, options.json)));
 webhooks
   .command('deliveries')
+  .description("list an endpoint's latest deliveries, newest first (exit 1 when one is dead)")
   .argument('<id>')
   .option('--limit <n>', 'how many, newest first', integer('--limit', 1, 100))
   .option('--json', 'print JSON')
@@ -134,6 +141,7 @@ webhooks
   .action(run(async (id: string, options: { limit?: number; json?: boolean }, command: Command) => service.webhooksDeliveries(clientFrom(connection(command)), id, options.limit, options.json)));
 webhooks
   .command('delete')
+  .description('delete an endpoint')
   .argument('<id>')
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')

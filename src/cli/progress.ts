@@ -1,6 +1,5 @@
-// How a push shows its progress: a bar on a TTY (cli-progress, on stderr so stdout stays the
-// report), one plain line per batch otherwise, NDJSON events with --json.
-import cliProgress from 'cli-progress';
+// How a push shows its progress: a bar on a TTY (on stderr, so stdout stays the report), one plain
+// line per batch otherwise, NDJSON events with --json.
 
 /** Counters of a push so far. `total` is the number of items in the file (counted before sending). */
 export interface PushState {
@@ -39,40 +38,209 @@ export function etaSeconds(state: PushState, batchSize: number, elapsedMs: numbe
   return Math.round(Math.max(byLimit, byRate));
 }
 
+/** The observed rate is read over this much recent time: long enough to smooth batches, short enough to follow a change. */
+const WINDOW_MS = 10_000;
+/** Batches acknowledged before the observed rate counts. */
+const MIN_BATCHES = 3;
+
+/**
+ * The ETA of one run, from the rate limit's floor (`etaSeconds`) and, once a few batches are
+ * acknowledged, the rate observed over the last 10 s. The service's bucket may have been partly
+ * spent by another process: the floor then promises a burst that does not come, and the average
+ * since the start still carries the fast first batches; the recent rate follows what the service
+ * actually lets through. Times are passed in (milliseconds), so it is tested without a clock.
+ */
+export class Eta {
+  readonly #total: number;
+  readonly #batchSize: number;
+  readonly #budget: RateBudget | undefined;
+  readonly #startedAt: number;
+  /** Acknowledgements: when, and how many items of this run were done by then. */
+  readonly #samples: Array<{ at: number; done: number }>;
+  #batches = 0;
+
+  /** `total`: the items this run has to push (a resumed run's rest). */
+  constructor(total: number, batchSize: number, budget: RateBudget | undefined, startedAt: number) {
+    this.#total = total;
+    this.#batchSize = batchSize;
+    this.#budget = budget;
+    this.#startedAt = startedAt;
+    this.#samples = [{ at: startedAt, done: 0 }];
+  }
+
+  /** A batch was acknowledged: `done` items of this run so far, at `at`. */
+  record(done: number, at: number): void {
+    this.#batches++;
+    this.#samples.push({ at, done });
+    // Keep one sample at or before the window's start, to measure from.
+    while (this.#samples.length > 2 && this.#samples[1]!.at <= at - WINDOW_MS) this.#samples.shift();
+  }
+
+  get done(): number {
+    return this.#samples.at(-1)!.done;
+  }
+
+  /** Items per second: over the last 10 s once a few batches are in (since the start before that). */
+  rate(now: number): number {
+    const last = this.#samples.at(-1)!;
+    const elapsed = (now - this.#startedAt) / 1000;
+    const average = elapsed > 0 ? last.done / elapsed : 0;
+    if (this.#batches < MIN_BATCHES) return average;
+    const from = this.#samples.findLast((s) => s.at <= now - WINDOW_MS) ?? this.#samples[0]!;
+    const seconds = (now - from.at) / 1000;
+    const recent = seconds > 0 ? (last.done - from.done) / seconds : 0;
+    return recent > 0 ? recent : average;
+  }
+
+  /** Seconds left at `now`. */
+  seconds(now: number): number {
+    const done = this.done;
+    const floor = etaSeconds({ done, total: this.#total, created: 0, updated: 0, errors: 0 }, this.#batchSize, now - this.#startedAt, this.#budget);
+    if (this.#batches < MIN_BATCHES) return floor;
+    const rate = this.rate(now);
+    const left = Math.max(0, this.#total - done);
+    return Math.round(rate > 0 ? Math.max(floor, left / rate) : floor);
+  }
+}
+
+/** `45s`, `1m05s`, `2h03m`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** What one line of the bar shows. */
+export interface ProgressFigures {
+  state: PushState;
+  kind: 'catalog' | 'stock';
+  label: string;
+  elapsedSeconds: number;
+  itemsPerSecond: number;
+  etaSeconds: number;
+}
+
+/**
+ * The bar's line, fitted to `width` columns. Parts go, least useful first, until it fits: the label
+ * (the user typed the command), the percentage (done / total says as much), the bar, created /
+ * updated, the elapsed time, the rate; items done / total, errors and the ETA stay. The bar takes
+ * what room is left, 8 to 30 columns. Stock has no creates, so no "created" count.
+ */
+export function progressLine(f: ProgressFigures, width: number): string {
+  const { state } = f;
+  const ratio = state.total > 0 ? Math.min(1, state.done / state.total) : 1;
+  const counts = f.kind === 'catalog' ? `created ${state.created} updated ${state.updated}` : `updated ${state.updated}`;
+  // The lowest rank is dropped first.
+  const parts: Array<{ text: string; rank: number; bar?: true }> = [
+    { text: f.label, rank: 0 },
+    { text: '', rank: 2, bar: true },
+    { text: `${Math.floor(ratio * 100)}%`, rank: 1 },
+    { text: `${state.done}/${state.total}`, rank: 9 },
+    { text: counts, rank: 3 },
+    { text: `errors ${state.errors}`, rank: 7 },
+    { text: `${Math.round(f.itemsPerSecond)} items/s`, rank: 5 },
+    { text: `elapsed ${duration(f.elapsedSeconds)}`, rank: 4 },
+    { text: `ETA ${duration(f.etaSeconds)}`, rank: 8 },
+  ];
+  const render = (shown: typeof parts, barWidth: number) => shown
+    .map((p) => (p.bar ? `[${'█'.repeat(Math.round(ratio * barWidth))}${'░'.repeat(barWidth - Math.round(ratio * barWidth))}]` : p.text))
+    .join(' ');
+  // Two columns stay free: the terminal echoes ^C after the line, and a full line would wrap there.
+  const room = Math.max(20, width - 3);
+  let shown = parts;
+  for (;;) {
+    const hasBar = shown.some((p) => p.bar);
+    const fixed = render(shown.filter((p) => !p.bar), 0).length;
+    if (hasBar && fixed + 3 + MIN_BAR <= room) return render(shown, Math.min(MAX_BAR, room - fixed - 3));
+    if (!hasBar && fixed <= room) return render(shown, 0);
+    const lowest = shown.reduce((a, b) => (b.rank < a.rank ? b : a));
+    if (lowest.rank >= 7) return render(shown.filter((p) => !p.bar), 0).slice(0, room);
+    shown = shown.filter((p) => p !== lowest);
+  }
+}
+
+const MIN_BAR = 8;
+const MAX_BAR = 30;
+
 export interface ProgressView {
-  start(state: PushState, eta: number): void;
-  update(state: PushState, eta: number): void;
+  /** `resumeLine`: the line a resumed run continues from. */
+  start(state: PushState, eta: Eta, resumeLine?: number): void;
+  update(state: PushState, eta: Eta): void;
+  /** A line for the user (Ctrl-C's "Stopping: …"), on a line of its own, never over the bar. */
+  note(text: string): void;
+  /** Finishes the bar's line, so what follows starts on a fresh one. */
   stop(): void;
 }
 
-export function progressView(mode: 'tty' | 'plain' | 'json', label: string): ProgressView {
+export function progressView(mode: 'tty' | 'plain' | 'json', label: string, kind: 'catalog' | 'stock'): ProgressView {
+  const figures = (s: PushState) => (kind === 'catalog' ? s : { done: s.done, total: s.total, updated: s.updated, errors: s.errors });
+  const counts = (s: PushState) => (kind === 'catalog' ? `created ${s.created}, updated ${s.updated}` : `updated ${s.updated}`);
+  const note = (text: string) => process.stderr.write(`${text}\n`);
   if (mode === 'json') {
+    const event = (name: string, state: PushState, eta: Eta) => {
+      const now = Date.now();
+      return `${JSON.stringify({ event: name, ...figures(state), eta_seconds: eta.seconds(now), items_per_second: Math.round(eta.rate(now)) })}\n`;
+    };
     return {
-      start: (state, eta) => process.stdout.write(`${JSON.stringify({ event: 'start', ...state, eta_seconds: eta })}\n`),
-      update: (state, eta) => process.stdout.write(`${JSON.stringify({ event: 'progress', ...state, eta_seconds: eta })}\n`),
+      start: (state, eta) => process.stdout.write(event('start', state, eta)),
+      update: (state, eta) => process.stdout.write(event('progress', state, eta)),
+      note,
       stop: () => {},
     };
   }
   if (mode === 'plain') {
+    let startedAt = Date.now();
     return {
-      start: (state, eta) => console.log(`${label}: ${state.total} items to push${state.done > 0 ? ` (${state.done} acknowledged before, skipped)` : ''}, eta ${eta}s`),
-      update: (s, eta) => console.log(`${label}: ${s.done}/${s.total} items, created ${s.created}, updated ${s.updated}, errors ${s.errors}, eta ${eta}s`),
+      start: (state, eta, resumeLine) => {
+        startedAt = Date.now();
+        console.log(`${label}: ${state.total} items to push${state.done > 0 ? ` (${state.done} acknowledged before, skipped; resuming at line ${resumeLine})` : ''}, eta ${eta.seconds(Date.now())}s`);
+      },
+      update: (s, eta) => {
+        const now = Date.now();
+        console.log(`${label}: ${s.done}/${s.total} items, ${counts(s)}, errors ${s.errors}, eta ${eta.seconds(now)}s (${Math.round(eta.rate(now))} items/s, elapsed ${duration((now - startedAt) / 1000)})`);
+      },
+      note,
       stop: () => {},
     };
   }
-  const bar = new cliProgress.SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% {value}/{total} | created {created} updated {updated} errors {errors} | ETA {eta_left}`,
-      barsize: 24,
-      stream: process.stderr,
-      hideCursor: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const extra = (s: PushState, eta: number) => ({ created: s.created, updated: s.updated, errors: s.errors, eta_left: `${eta}s` });
+  // One line on stderr, drawn again at each batch and twice a second (the elapsed time moves between
+  // batches): carriage return, the line fitted to the terminal's width, erase to its end. Written here
+  // rather than by cli-progress, which restores the cursor to where the bar started when it stops,
+  // so a line written meanwhile ("Stopping: …") was overwritten by the summary.
+  let current: { state: PushState; eta: Eta; startedAt: number } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const draw = () => {
+    if (!current) return;
+    const now = Date.now();
+    const width = process.stdout.columns || process.stderr.columns || 80;
+    const line = progressLine({ state: current.state, kind, label, elapsedSeconds: (now - current.startedAt) / 1000, itemsPerSecond: current.eta.rate(now), etaSeconds: current.eta.seconds(now) }, width);
+    process.stderr.write(`\r${line}\x1b[K`);
+  };
   return {
-    start: (s, eta) => bar.start(s.total, s.done, extra(s, eta)),
-    update: (s, eta) => bar.update(s.done, extra(s, eta)),
-    stop: () => bar.stop(),
+    start: (state, eta, resumeLine) => {
+      if (state.done > 0) note(`${label}: resuming at line ${resumeLine}: ${state.done} of ${state.total} items were acknowledged before and are skipped.`);
+      current = { state: { ...state }, eta, startedAt: Date.now() };
+      draw();
+      timer = setInterval(draw, 500);
+      timer.unref();
+    },
+    update: (state, eta) => {
+      current = { ...current!, state: { ...state }, eta };
+      draw();
+    },
+    note: (text) => {
+      // Over the bar's line (and a ^C the terminal echoed there), then the bar again below it.
+      if (current) process.stderr.write('\r\x1b[K');
+      note(text);
+      draw();
+    },
+    stop: () => {
+      if (!current) return;
+      clearInterval(timer);
+      draw();
+      process.stderr.write('\n');
+      current = undefined;
+    },
   };
 }

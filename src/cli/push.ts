@@ -1,15 +1,17 @@
 // `catalog push` and `stock push`: validate the whole file first (a malformed file sends nothing),
 // then stream it in batches of 500 records through the SDK, with progress, an errors file, an
 // atomic checkpoint after every acknowledged batch, and Ctrl-C that lets the batches in flight finish.
+import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
-import { checkpointPath, fingerprint, loadCheckpoint, removeCheckpoint, writeCheckpoint, type Checkpoint } from './checkpoint.ts';
+import { checkpointPath, CheckpointWriter, fingerprint, loadCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
-import { formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { checkOutputPaths } from './output-paths.ts';
+import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
-import { DEFAULT_BUDGET, etaSeconds, progressView, type PushState } from './progress.ts';
+import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
 import { syncPush, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
 
 /** Options of `catalog push` / `stock push` as commander hands them over. */
@@ -18,6 +20,7 @@ export interface PushOptions {
   dryRun?: boolean;
   resume?: boolean;
   errors?: string;
+  encoding?: string;
   concurrency: number;
   json?: boolean;
 }
@@ -35,7 +38,19 @@ interface Batch {
   /** The line after the batch, for "resume from line N". */
   nextLine: number;
   records: InputRecord[];
+  /** The batch's own outcome, added to the checkpoint's summary once every batch before it is. */
+  counts: Counts;
+  /** Its local and service rejections, written in line order once every batch before it is acknowledged. */
+  rejections: Rejection[];
 }
+
+interface Counts {
+  created: number;
+  updated: number;
+  errors: number;
+}
+
+const noCounts = (): Counts => ({ created: 0, updated: 0, errors: 0 });
 
 function rejection(record: InputRecord, code: string, message: string): Rejection {
   return { line: record.line, external_id: record.external_id, store_id: record.store_id, code, message };
@@ -45,11 +60,11 @@ function rejection(record: InputRecord, code: string, message: string): Rejectio
  * Pass 1: reads the whole file (a malformed one throws UsageError before anything is sent), counts
  * its items and screens their keys for the duplicate rule of the passes after it.
  */
-async function screenFile(file: string, kind: PushKind, format: InputFormat, lines: number) {
+async function screenFile(file: string, kind: PushKind, format: InputFormat, encoding: string, lines: number) {
   // Each item starts on a line of its own in CSV and JSON Lines: the line count bounds the keys.
   const repeats = new RepeatScreen(format === 'json' ? undefined : lines + 1);
   let total = 0;
-  for await (const record of readItems(file, kind, format)) {
+  for await (const record of readItems(file, kind, format, encoding)) {
     total++;
     if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
   }
@@ -61,6 +76,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   // With a sync state (--state or INTEGRATION_SYNC_STATE), only what changed is sent: see sync-commands.ts.
   if (syncStateOption((options as SyncPushOptions).state)) return syncPush(client, kind, file, options);
   const format = formatOf(file, options.format);
+  const encoding = encodingOf(options.encoding);
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   // The bar goes to stderr, the report to stdout: a bar only when both are a terminal.
@@ -68,7 +84,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 
   const interrupt = new Interrupt();
   try {
-    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format }, interrupt);
+    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, encoding }, interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -82,14 +98,21 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 class Interrupt {
   sending = false;
   requested = false;
+  /** Writes a line for the user: the progress view's, once it is on screen, so it never lands on the bar. */
+  note = (text: string): void => {
+    process.stderr.write(`${text}\n`);
+  };
   readonly #onSigint = () => {
     if (!this.sending) {
       process.stderr.write('Interrupted before anything was sent: run the same command again.\n');
       process.exit(130);
     }
-    if (this.requested) process.exit(130);
+    if (this.requested) {
+      this.note('Exiting at once: the checkpoint holds every batch acknowledged so far; run the same command with --resume to continue.');
+      process.exit(130);
+    }
     this.requested = true;
-    process.stderr.write('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).\n');
+    this.note('Stopping: no new batch is sent, waiting for the batches in flight (Ctrl-C again to exit at once).');
   };
 
   constructor() {
@@ -106,7 +129,7 @@ async function pushFile(
   kind: PushKind,
   file: string,
   options: PushOptions,
-  { command, errorsPath, mode, format }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat },
+  { command, errorsPath, mode, format, encoding }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; encoding: string },
   interrupt: Interrupt,
 ): Promise<number> {
   // A push streams the file through a few short-lived objects per item, and by default V8 keeps
@@ -114,12 +137,17 @@ async function pushFile(
   // for a 1 GB file than for a 10 MB one, with nothing retained. The factor is read at each resize,
   // so setting it now holds the young generation at its size so far; no other flag is changed.
   setFlagsFromString('--semi-space-growth-factor=1');
+  const unreadable = () => new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+  const found = await stat(file).catch(() => undefined);
+  if (found === undefined || found.isDirectory()) throw unreadable();
+  // Before anything is removed, read or sent: an output that is the input, or cannot be written.
+  await checkOutputPaths(file, errorsPath, options.dryRun ? undefined : checkpointPath(file));
   let input;
   let lines;
   try {
-    ({ fingerprint: input, lines } = await fingerprint(file));
-  } catch {
-    throw new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+    ({ fingerprint: input, lines } = await fingerprint(file, encoding === 'utf-8'));
+  } catch (error) {
+    throw error instanceof UsageError ? error : unreadable();
   }
   // Over a run of minutes V8 still lets its heap drift up (a 1 GB JSON Lines dry run peaked at
   // 107 MB, the 10 MB one at 91 MB). Favouring size holds the 1 GB run at 93 MB for some 10% more
@@ -127,10 +155,10 @@ async function pushFile(
   if (input.size > LARGE_FILE_BYTES) setFlagsFromString('--optimize-for-size');
 
   if (options.dryRun) {
-    const { total, repeats } = await screenFile(file, kind, format, lines);
+    const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
     const errors = new ErrorsFile(errorsPath, false);
     let rejected = 0;
-    for await (const record of readRecords(file, kind, format, repeats.rule())) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
       if (!record.error) continue;
       rejected++;
       errors.write(rejection(record, record.error.code, record.error.message));
@@ -144,21 +172,24 @@ async function pushFile(
   if (!client) throw new UsageError('No client.');
   const sdk = client();
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
-  const { total, repeats } = await screenFile(file, kind, format, lines);
+  const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
 
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
   const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
-  const view = progressView(mode, command);
+  const view = progressView(mode, command, kind);
   const startedAt = Date.now();
   const { rateLimit } = rateLimitFromEnv();
   const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
   const resumedFrom = checkpoint?.records ?? 0;
+  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt);
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;
+  interrupt.note = (text) => view.note(text);
 
   const inFlight = new Map<number, Promise<void>>();
   const finished = new Map<number, Batch>();
+  const checkpoints = new CheckpointWriter(file);
   let acked: Checkpoint = checkpoint ?? { version: 1, command, input, records: 0, nextLine: 1, summary: {} };
   let nextToAck = resumedFrom;
   let failure: unknown;
@@ -170,32 +201,41 @@ async function pushFile(
     for (let next = finished.get(nextToAck); next; next = finished.get(nextToAck)) {
       finished.delete(nextToAck);
       nextToAck = next.end;
-      acked = { ...acked, records: next.end, nextLine: next.nextLine, summary: { created: state.created, updated: state.updated, errors: state.errors } };
+      // The summary counts acknowledged batches only: a resumed run sends the others again.
+      const summary = Object.fromEntries((['created', 'updated', 'errors'] as const).map((k) => [k, (acked.summary[k] ?? 0) + next.counts[k]]));
+      acked = { ...acked, records: next.end, nextLine: next.nextLine, summary };
+      // The errors file follows the input's order and holds what the checkpoint covers, no more: a
+      // batch after an unacknowledged one is sent again on --resume and would be written twice.
+      for (const row of next.rejections.sort((a, b) => a.line - b.line)) errors.write(row);
+      next.rejections = [];
       advanced = true;
     }
-    if (advanced) await writeCheckpoint(file, acked);
+    if (advanced) await checkpoints.save(acked);
   };
 
   const send = async (batch: Batch) => {
     const items = batch.records.filter((r) => r.item !== undefined);
-    for (const record of batch.records) if (record.error) errors.write(rejection(record, record.error.code, record.error.message));
-    state.errors += batch.records.length - items.length;
+    for (const record of batch.records) if (record.error) batch.rejections.push(rejection(record, record.error.code, record.error.message));
+    const counts = batch.counts;
+    counts.errors += batch.records.length - items.length;
     if (items.length > 0) {
       const payload = items.map((r) => r.item) as never[];
       const result = kind === 'catalog' ? await sdk.catalog.upsertProducts(payload, { batchSize: BATCH_SIZE }) : await sdk.stock.set(payload, { batchSize: BATCH_SIZE });
       for (const outcome of result.results) {
         const record = items[outcome.index];
-        if (outcome.status === 'created') state.created++;
-        else if (outcome.status === 'updated') state.updated++;
+        if (outcome.status === 'created') counts.created++;
+        else if (outcome.status === 'updated') counts.updated++;
         else {
-          state.errors++;
-          if (record) errors.write(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
+          counts.errors++;
+          if (record) batch.rejections.push(rejection(record, outcome.error?.code ?? 'UNKNOWN', outcome.error?.message ?? `status ${outcome.status}`));
         }
       }
     }
+    for (const key of ['created', 'updated', 'errors'] as const) state[key] += counts[key];
     state.done += batch.records.length;
+    eta.record(state.done - resumedFrom, Date.now()); // before the await: samples stay in order
     await acknowledge(batch);
-    view.update(state, etaSeconds({ ...state, done: state.done - resumedFrom, total: state.total - resumedFrom }, BATCH_SIZE, Date.now() - startedAt, budget));
+    view.update(state, eta);
   };
 
   const dispatch = async (batch: Batch) => {
@@ -207,11 +247,11 @@ async function pushFile(
     inFlight.set(batch.start, running);
   };
 
-  view.start(state, etaSeconds({ ...state, done: 0, total: state.total - resumedFrom }, BATCH_SIZE, 0, budget));
+  view.start(state, eta, acked.nextLine);
   let index = 0;
-  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [] };
+  let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
-    for await (const record of readRecords(file, kind, format, repeats.rule())) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
       if (interrupt.requested || failure !== undefined) break;
@@ -220,7 +260,7 @@ async function pushFile(
       batch.nextLine = record.line + 1;
       if (batch.records.length === BATCH_SIZE) {
         await dispatch(batch);
-        batch = { start: index, end: index, nextLine: record.line + 1, records: [] };
+        batch = { start: index, end: index, nextLine: record.line + 1, records: [], counts: noCounts(), rejections: [] };
       }
     }
     if (!interrupt.requested && failure === undefined && batch.records.length > 0) await dispatch(batch);
@@ -232,8 +272,8 @@ async function pushFile(
 
   const summary = kind === 'catalog' ? { created: state.created, updated: state.updated, errors: state.errors } : { updated: state.updated, errors: state.errors };
   const complete = !interrupt.requested && failure === undefined;
-  if (complete) await removeCheckpoint(file);
-  else if (acked.records > 0) await writeCheckpoint(file, acked);
+  if (complete) await checkpoints.remove();
+  else if (acked.records > 0) await checkpoints.save(acked);
   const resumeHint = acked.records > 0
     ? `every batch up to line ${acked.nextLine - 1} was acknowledged and checkpointed in ${checkpointPath(file)}; run the same command with --resume to continue`
     : 'no batch was acknowledged; run the same command again to start over';
@@ -242,7 +282,7 @@ async function pushFile(
 
   if (failure !== undefined) {
     const { message } = describeFailure(failure);
-    console.error(`${command} stopped: ${redact(message)} (${resumeHint}).`);
+    console.error(`${command} stopped: ${redact(message).replace(/\.$/, '')} (${resumeHint}).`);
     return 2;
   }
   if (interrupt.requested) {

@@ -2,10 +2,16 @@
 // Order payloads hold personal data: they are printed only because the operator asked for that order.
 import type { IntegrationClient } from '../index.ts';
 import { currentMissed } from '../inbox/reconcile.ts';
+import type { InboxEntry, InboxStore } from '../inbox/index.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
   console.log(json ? JSON.stringify(value) : text());
+}
+
+/** `lastError` → `last_error`, `oldestPendingAgeMs` → `oldest_pending_age_ms`. */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
 function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
@@ -65,6 +71,17 @@ export async function webhooksDelete(client: IntegrationClient, id: string, json
   return 0;
 }
 
+/** Every dead entry, oldest first, a page at a time (the store's `list` takes a limit). */
+async function allDead(inbox: InboxStore): Promise<InboxEntry[]> {
+  const entries: InboxEntry[] = [];
+  for (let page = await inbox.list({ status: 'dead', limit: PAGE }); ; page = await inbox.list({ status: 'dead', limit: PAGE, after: entries.at(-1)! })) {
+    entries.push(...page);
+    if (page.length < PAGE) return entries;
+  }
+}
+
+const PAGE = 1000;
+
 /** `inbox stats | dead | retry <id> | retry-dead`; exit 1 when dead entries remain or a retry found nothing. */
 export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-dead', store: string | undefined, deliveryId: string | undefined, json?: boolean): Promise<number> {
   const inbox = await openStore(storeLocation(store));
@@ -75,13 +92,14 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
       // As inbox.stats(): `missed` once an `inbox reconcile` has run.
       const missed = await currentMissed(inbox);
       const stats = missed === undefined ? counts : { ...counts, missed: missed.length };
-      print(json, stats, () => Object.entries(stats).map(([k, v]) => `${k.padEnd(18)} ${v}`).join('\n'));
+      // People read snake_case names, as on the wire and everywhere else the CLI prints; --json keeps the store's.
+      print(json, stats, () => Object.entries(stats).map(([k, v]) => `${snakeCase(k).padEnd(22)} ${v}`).join('\n'));
       return stats.dead > 0 ? 1 : 0;
     }
     if (action === 'dead') {
-      const dead = await inbox.list({ status: 'dead', limit: 10_000 });
+      const dead = await allDead(inbox);
       const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
-      print(json, rows, () => table(rows, ['deliveryId', 'event', 'orderId', 'attempts', 'lastError', 'receivedAt']));
+      print(json, rows, () => table(rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [snakeCase(k), v]))), ['delivery_id', 'event', 'order_id', 'attempts', 'last_error', 'received_at']));
       return dead.length > 0 ? 1 : 0;
     }
     if (action === 'retry') {
@@ -90,7 +108,7 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
       return done ? 0 : 1;
     }
     const count = await inbox.retryDead(now);
-    print(json, { retried: count }, () => `${count} dead entries are pending again.`);
+    print(json, { retried: count }, () => `${count === 1 ? '1 dead entry is' : `${count} dead entries are`} pending again.`);
     return 0;
   } finally {
     await inbox.close();

@@ -72,7 +72,7 @@ describe('dist/cli.js', () => {
     expect(dead.stdout).toMatch(/d-dead\s+order.created\s+.*ERP down/);
     expect((await cli(['inbox', 'retry', 'nope', '--store', db])).code).toBe(1);
     const retried = await cli(['inbox', 'retry-dead'], { INTEGRATION_INBOX_STORE: db });
-    expect(retried.stdout).toMatch(/1 dead entries are pending again/);
+    expect(retried.stdout).toMatch(/^1 dead entry is pending again\./);
     const after = await cli(['inbox', 'stats', '--store', db, '--json']);
     expect(after.code).toBe(0);
     expect(JSON.parse(after.stdout)).toMatchObject({ dead: 0, pending: 1 });

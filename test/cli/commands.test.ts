@@ -66,16 +66,24 @@ describe('doctor', () => {
     service.sandbox.createOrder();
     const [delivery] = service.sandbox.deliveries({ webhookId: created.id });
     await service.sandbox.waitForDelivery(delivery!.id, (d) => d.status === 'dead');
-    receiver.close();
 
     const result = await cli(['doctor']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(new RegExp(`warn\\s+webhook ${created.id}\\s+.*does not subscribe to order.status_changed`));
-    expect(result.stdout).toMatch(/fail\s+webhook \S+ deliveries\s+1 dead deliveries \(last_error: /);
+    // The count in English, the endpoint's consecutive failures beside it, and what to do instead of
+    // naming the orders (the delivery log holds no payload).
+    const { consecutive_failures } = (JSON.parse((await cli(['webhooks', 'list', '--json'])).stdout) as Array<{ id: string; consecutive_failures: number }>).find((e) => e.id === created.id)!;
+    expect(consecutive_failures).toBeGreaterThan(1);
+    expect(result.stdout).toMatch(new RegExp(`fail\\s+webhook \\S+ deliveries\\s+1 dead delivery, ${consecutive_failures} consecutive failures \\(last_error: [^)]+\\); fix the receiver at ${url}, then run \`integration-sdk inbox reconcile\``));
+    service.sandbox.createOrder();
+    const [next] = service.sandbox.deliveries({ webhookId: created.id }).filter((d) => d.id !== delivery!.id);
+    await service.sandbox.waitForDelivery(next!.id, (d) => d.status === 'dead');
+    expect((await cli(['doctor'])).stdout).toMatch(/deliveries\s+2 dead deliveries, \d+ consecutive failures/);
     expect((await cli(['inbox', 'stats'])).code).toBe(2);
     expect((await cli(['webhooks', 'deliveries', created.id, '--limit', '5'])).code).toBe(1);
     await cli(['webhooks', 'delete', created.id]);
-  }, 30_000);
+    receiver.close();
+  }, 60_000);
 });
 
 describe('orders and webhooks', () => {
@@ -89,7 +97,14 @@ describe('orders and webhooks', () => {
     const none = await cli(['orders', 'find', '--external-id', 'MKT-NONE']);
     expect(none.code).toBe(1);
     expect(none.stdout).toMatch(/No order/);
-    expect((await cli(['orders', 'get', '00000000-0000-4000-8000-000000000000'])).code).toBe(1);
+    const missing = await cli(['orders', 'get', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(1);
+    // The service's words and what to do, in one sentence; not the error class and route.
+    expect(missing.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Order not found.*: check the id/)]);
+    expect(missing.stderr).not.toMatch(/NotFoundError|404 NOT_FOUND|GET \//);
+    const scope = await cli(['webhooks', 'list'], { INTEGRATION_API_KEY: service.sandbox.keys.readOnly });
+    expect(scope.code).toBe(1);
+    expect(scope.stderr.trim().split('\n')).toEqual([expect.stringMatching(/webhooks:manage.*: grant that scope to the key, or use a key that has it\.$/)]);
   });
 
   test('webhooks create prints the secret once on stdout; list, test, deliveries, delete', async () => {
@@ -136,12 +151,17 @@ test('--help of every command and group shows an example; a bad argument is one 
     expect(help.code, command).toBe(0);
     expect(help.stdout, command).toMatch(/Example:\n\s+.*integration-sdk /);
   }
+  // Each group lists its subcommands, each with a one-line description.
+  for (const [group, subcommands] of [['catalog', ['push']], ['stock', ['push']], ['orders', ['get', 'find']], ['webhooks', ['list', 'create', 'test', 'deliveries', 'delete']], ['inbox', ['stats', 'dead', 'retry', 'retry-dead']]] as const) {
+    const help = await cli([group, '--help']);
+    for (const sub of subcommands) expect(help.stdout, `${group} ${sub}`).toMatch(new RegExp(`^  ${sub}\\b.*\\S {2,}[a-z][^\\n]{8,}$`, 'm'));
+  }
   for (const args of [['catalog', 'push', 'x.csv', '--bogus'], ['nope'], ['webhooks', 'create', '--url', 'https://erp.example.com/hooks']]) {
     const result = await cli(args);
     expect(result.code, args.join(' ')).toBe(2);
     expect(result.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(/--help/)]);
   }
-});
+}, 90_000);
 
 test('a key given as a plain argument is refused, exit 2, without echoing it, even with no key in the environment', async () => {
   const key = service.sandbox.keys.full;

@@ -59,6 +59,12 @@ export interface ProxiedSandbox {
   delayMs: number;
   /** While set, requests are recorded at once but answered only once it resolves. */
   hold: Promise<void> | undefined;
+  /** While set, each request is answered only once what it returns for that request resolves. */
+  gate: ((request: { method: string; path: string; body: string }) => Promise<void> | undefined) | undefined;
+  /** While set, rewrites the service's JSON answer to a request before the CLI sees it. */
+  rewrite: ((request: { method: string; path: string; body: string }, answer: string) => string) | undefined;
+  /** Requests answered so far. */
+  answered: number;
   close(): Promise<void>;
 }
 
@@ -70,6 +76,9 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
     requests: [],
     delayMs: 0,
     hold: undefined,
+    gate: undefined,
+    rewrite: undefined,
+    answered: 0,
     close: async () => {
       server.closeAllConnections();
       server.close();
@@ -81,15 +90,22 @@ export async function startProxiedSandbox(options: SandboxOptions = {}): Promise
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
-      state.requests.push({ method: req.method ?? '', path: req.url ?? '', body });
+      const request = { method: req.method ?? '', path: req.url ?? '', body };
+      state.requests.push(request);
       const forward = async () => {
         if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
         await state.hold;
+        await state.gate?.(request);
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
         const response = await sandbox.handle(new Request(`${sandbox.url}${req.url}`, { method: req.method, headers, body: body === '' ? undefined : body }));
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
+        let answer = Buffer.from(await response.arrayBuffer());
+        if (state.rewrite) answer = Buffer.from(state.rewrite(request, answer.toString()));
+        const answerHeaders = Object.fromEntries(response.headers);
+        delete answerHeaders['content-length'];
+        res.writeHead(response.status, answerHeaders);
+        res.end(answer);
+        state.answered++;
       };
       forward().catch(() => res.destroy());
     });

@@ -5,7 +5,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { etaSeconds } from '../../src/cli/progress.ts';
+
 import { runCli, sentProductIds, startProxiedSandbox, type CliResult, type ProxiedSandbox } from './helpers.ts';
 
 let service: ProxiedSandbox;
@@ -198,11 +198,6 @@ describe('JSON array and local checks', () => {
     expect(service.requests.length).toBe(before);
   });
 
-  test('the ETA counts the burst: 100k products = 200 requests ≈ 40 s at 120/min', () => {
-    expect(etaSeconds({ done: 0, total: 100_000, created: 0, updated: 0, errors: 0 }, 500, 0)).toBe(40);
-    // 130 requests sent in 5 s: the burst is spent (120 - 130 + 10 = 0 left), 70 batches at 2/s.
-    expect(etaSeconds({ done: 65_000, total: 100_000, created: 0, updated: 0, errors: 0 }, 500, 5_000)).toBe(35);
-  });
 });
 
 describe('stock push', () => {
