@@ -55,10 +55,6 @@ export class WebhooksResource {
    * POST /webhooks. The answer holds the endpoint's `secret`, shown this once: store it. Never
    * repeated unless the service certainly did not receive it (refused connection, 429, 503).
    *
-   * Replaces an endpoint with the same URL and the same events: it is deleted first (its secret
-   * stops working), so a create repeated after an error finds and replaces what the failed one
-   * may have registered instead of meeting the 5-endpoint limit, and no URL gets every event twice.
-   *
    * Leaves no orphan: after a failure where the service may have registered the endpoint anyway
    * (500, 502, 504, a reset, a time-out after sending), whose secret nobody received, the SDK
    * deletes every endpoint with the same URL and events that was not listed before the create;
@@ -80,15 +76,9 @@ export class WebhooksResource {
       const checks = new InputChecks().text('url', input?.url);
       if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
       checks.throwIfAny();
+      // A create never deletes what was there: two endpoints may share a URL (the limit is the service's to enforce).
       const existing = await this.#endpointsBefore(options);
-      const before = existing === undefined ? undefined : new Set<string>();
-      for (const endpoint of existing ?? []) {
-        // The same URL and events: a stale copy (a failed create's, whose secret nobody has) or the one this create replaces.
-        if (!isLike(endpoint, input)) before!.add(endpoint.id);
-        else await this.#delete(endpoint.id, options).catch((error: unknown) => {
-          if (!(error instanceof IntegrationError && isNotFound(error))) throw error; // deleted meanwhile: as good
-        });
-      }
+      const before = existing === undefined ? undefined : new Set(existing.map((endpoint) => endpoint.id));
       try {
         return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
       } catch (error) {
@@ -230,9 +220,9 @@ function cleanupNote(outcome: CleanupOutcome): string {
     case 'none':
       return '; no endpoint was registered by it';
     case 'may-appear':
-      return '; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: if it appears in webhooks.list(), delete it, or call create again (it replaces an endpoint with the same URL and events)';
+      return '; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: if it appears in webhooks.list() with no secret you hold, delete it';
     case 'unchecked':
-      return '; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: check webhooks.list(), or call create again (it replaces an endpoint with the same URL and events)';
+      return '; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: check webhooks.list() and delete one whose secret you do not hold';
   }
 }
 
