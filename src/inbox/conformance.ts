@@ -303,12 +303,10 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await claim('w', T0 + 10)).map((each) => each.id).sort()).toEqual([firstCreated.id, reconciledCreated.id].sort());
     });
 
-    it('tells which delivery ids it holds, and keeps the last reconcile', async () => {
-      if (!store.knownDeliveryIds || !store.saveReconcile || !store.lastReconcile) return;
+    it('keeps the last reconcile', async () => {
+      if (!store.saveReconcile || !store.lastReconcile) return;
       const held = entry();
       await store.insert(held);
-      expect(await store.knownDeliveryIds([held.deliveryId, 'not-there'])).toEqual([held.deliveryId]);
-      expect(await store.knownDeliveryIds([])).toEqual([]);
       expect(await store.lastReconcile()).toBeUndefined();
       const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
       await store.saveReconcile({ ranAt: T0, missed: [missed] });

@@ -102,18 +102,18 @@ export async function reconcileStore(store: InboxStore, options: ReconcileOption
  * reconcile has run (or the store keeps no reconciliation).
  */
 export async function currentMissed(store: InboxStore): Promise<MissedDelivery[] | undefined> {
-  if (!store.lastReconcile || !store.knownDeliveryIds) return undefined;
+  if (!store.lastReconcile || !store.has) return undefined;
   const last = await store.lastReconcile();
   if (!last) return undefined;
   if (last.missed.length === 0) return [];
-  const known = new Set(await store.knownDeliveryIds(last.missed.map((each) => each.deliveryId)));
+  const known = await store.has(last.missed.map((each) => each.deliveryId));
   return last.missed.filter((each) => !known.has(each.deliveryId));
 }
 
-type ReconcilableStore = Required<Pick<InboxStore, 'staleOrders' | 'markChecked' | 'knownDeliveryIds' | 'saveReconcile' | 'lastReconcile'>>;
+type ReconcilableStore = Required<Pick<InboxStore, 'staleOrders' | 'markChecked' | 'has' | 'saveReconcile' | 'lastReconcile'>>;
 
 function reconcileMethods(store: InboxStore): ReconcilableStore {
-  const names = ['staleOrders', 'markChecked', 'knownDeliveryIds', 'saveReconcile', 'lastReconcile'] as const;
+  const names = ['staleOrders', 'markChecked', 'has', 'saveReconcile', 'lastReconcile'] as const;
   const missing = names.filter((name) => typeof store[name] !== 'function');
   if (missing.length > 0) {
     throw new InvalidInputError([{ path: 'store', message: `this InboxStore cannot reconcile: it lacks ${missing.join(', ')} (see InboxStore in integration-sdk/inbox)` }]);
@@ -169,7 +169,7 @@ async function missedDeliveries(client: ReconcileClient, store: ReconcilableStor
     return 'the key cannot read the delivery log (webhooks:manage is needed for missed deliveries)';
   }
   if (failed.length === 0) return [];
-  const known = new Set(await store.knownDeliveryIds(failed.map((each) => each.deliveryId)));
+  const known = await store.has(failed.map((each) => each.deliveryId));
   return failed.filter((each) => !known.has(each.deliveryId));
 }
 

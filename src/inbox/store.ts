@@ -187,8 +187,6 @@ export interface InboxStore {
   staleOrders?(request: StaleOrdersRequest): Promise<InboxOrderState[]>;
   /** Records that orders were read back at `now`; `status` fills a status the inbox did not know. */
   markChecked?(checks: readonly { orderId: string; status?: string }[], now: number): Promise<void>;
-  /** Which of these delivery ids the store holds. */
-  knownDeliveryIds?(deliveryIds: readonly string[]): Promise<string[]>;
   /** Keeps the outcome of the last reconcile (replacing the one before). */
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile, if one ran. */

@@ -516,12 +516,6 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       );
     },
 
-    async knownDeliveryIds(deliveryIds) {
-      await migrate();
-      const rows = await query<{ delivery_id: string }>(`SELECT delivery_id FROM ${table} WHERE delivery_id = ANY($1::text[])`, [[...deliveryIds]]);
-      return rows.map((row) => row.delivery_id);
-    },
-
     async saveReconcile(record: ReconcileRecord) {
       await migrate();
       await changes(

@@ -397,14 +397,6 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         }),
       ),
 
-    knownDeliveryIds: (deliveryIds) =>
-      durable((database) => {
-        const rows = database
-          .prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (SELECT value FROM json_each(?))`)
-          .all(JSON.stringify(deliveryIds)) as { delivery_id: string }[];
-        return rows.map((row) => row.delivery_id);
-      }),
-
     saveReconcile: (record: ReconcileRecord) =>
       durable((database) => {
         database
