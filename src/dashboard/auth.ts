@@ -51,6 +51,8 @@ export function createAuth(auth: DashboardAuth | undefined, cookiePath: string) 
       'createDashboard needs { auth }: { token }, { basic: { username, password } } or { authorize(request, action) }. The dashboard is never open without one.',
     );
   }
+  const kinds = ['token', 'basic', 'authorize'].filter((kind) => kind in auth);
+  if (kinds.length > 1) throw new ConfigurationError(`createDashboard: auth takes one of token, basic or authorize, not ${kinds.join(' and ')}.`);
   let check: (request: Request, action: DashboardAction) => Promise<AuthResult>;
   // Derived from the secret where there is one, so that every process serving the dashboard
   // accepts the forms of the others; random (per process) with `authorize`.

@@ -274,6 +274,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   routes.get('/retry-dead', async (c) => {
+    // Read-only: no action, not even its confirmation form.
+    if (readOnly) return page(c, messagePage(frameOf(c), 'Read-only', 'This dashboard is read-only: actions are turned off.'), 403);
     await source.ready();
     const stats = await source.store.stats(source.clock.now());
     return page(c, confirmRetryDeadPage(frameOf(c), stats.dead));
@@ -282,10 +284,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   routes.post('/retry-dead', guardAction, async (c) => {
     const form = await c.req.parseBody();
     const stated = typeof form.expected === 'string' && /^\d{1,12}$/.test(form.expected) ? form.expected : '?';
-    // More entries died (or some were retried) since the page stated the count: ask again.
+    // Only after a page that stated the count, and only that count: more entries died (or some
+    // were retried) since, or no page stated one, and the confirmation is asked again.
     const dead = (await source.store.stats(source.clock.now())).dead;
-    if (stated !== '?' && Number(stated) !== dead) {
-      return page(c, confirmRetryDeadPage({ ...frameOf(c), flash: `The count changed since that page: ${dead} dead now.` }, dead), 409);
+    if (stated === '?' || Number(stated) !== dead) {
+      const flash = stated === '?' ? `Confirm: ${dead} dead now.` : `The count changed since that page: ${dead} dead now.`;
+      return page(c, confirmRetryDeadPage({ ...frameOf(c), flash }, dead), 409);
     }
     const count = await inbox.retryDead();
     await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
@@ -369,7 +373,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   routes.get('/api/entries', async (c) => {
     const query = entriesQuery(c, true);
     if (typeof query === 'string') return c.json({ error: query }, 400);
-    return c.json(await readEntries(source, query));
+    const { entries, next } = await readEntries(source, query);
+    // The cursor under the names the route reads, so a script passes it back as it is.
+    return c.json({ entries, next: next && { before_at: next.receivedAt, before_id: next.id } });
   });
 
   app.notFound(async (c) => c.html(await messagePage(undefined, 'Not found', 'There is no such page in this dashboard.'), 404));

@@ -69,6 +69,8 @@ describe('createDashboard', () => {
     expect(() => createDashboard({ inbox, auth: { token: '' } })).toThrow(ConfigurationError);
     expect(() => createDashboard({ inbox: {} as never, auth: { token: TOKEN } })).toThrow(ConfigurationError);
     expect(() => createDashboard({ inbox, auth: { token: TOKEN }, basePath: 'no-slash' })).toThrow(ConfigurationError);
+    // Two ways in at once would leave one silently unused.
+    expect(() => createDashboard({ inbox, auth: { token: TOKEN, basic: { username: 'ops', password: 'pw' } } as never })).toThrow(/not token and basic/);
   });
 });
 
@@ -118,8 +120,9 @@ describe('signing in', () => {
     expect(response.status).toBe(200);
     expectSafeHeaders(response);
     expect(await response.json()).toMatchObject({ received: 1, dead: 1 });
-    const entries = (await (await get('/ops/api/entries?status=dead', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { entries: { id: string }[] };
+    const entries = (await (await get('/ops/api/entries?status=dead', { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { entries: { id: string }[]; next: unknown };
     expect(entries.entries.map((entry) => entry.id)).toEqual([hostileId]);
+    expect(entries.next).toBeNull();
     expect(JSON.stringify(entries)).not.toContain('11912345678');
   });
 
@@ -191,6 +194,8 @@ describe('actions', () => {
       const page = await (await fetch(`${readOnly.url}${path}`, { headers: { cookie } })).text();
       expect(page, path).not.toMatch(/<button|method="post"|csrf/i);
     }
+    // The confirmation page of an action is no page at all when actions are off.
+    expect((await fetch(`${readOnly.url}/retry-dead`, { headers: { cookie } })).status).toBe(403);
     for (const path of ['/purge', '/retry-dead', `/entries/${encodeURIComponent(hostileId)}/retry`]) {
       const response = await fetch(`${readOnly.url}${path}`, { method: 'POST', body: 'days=0', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: readOnly.url } });
       expect(response.status, path).toBe(403);
@@ -229,5 +234,33 @@ describe('escaping', () => {
     expect(page).toContain('11912345678');
     expect(page).toContain('&lt;i&gt;&lt;script&gt;');
     expect(page).not.toContain('<i><script>');
+  });
+
+  it('retries all dead entries only with the count its confirmation page stated; without it, asks again and changes nothing', async () => {
+    const deliveryId = `dlv-retry-all-${Date.now()}`;
+    expect((await inbox.handler(deliveryRequest({ event: 'stock.changed', data: {} }, { nowMs: Date.now(), deliveryId }))).status).toBe(200);
+    const worker = inbox.startWorker({ handlers: { 'stock.changed': async () => Promise.reject(new Error('no')) }, maxAttempts: 1, pollMs: 20 });
+    await waitFor(() => inbox.entry(deliveryId), (entry) => entry?.status === 'dead');
+    await worker.stop();
+    const dead = (await inbox.stats()).dead;
+    const session = await signIn();
+    const page = await get('/ops/', { headers: { cookie: session } });
+    const cookie = [session, cookiesOf(page)].filter(Boolean).join('; ');
+    const csrf = csrfOf(await page.text());
+    const post = (body: string) => get('/ops/retry-dead', { method: 'POST', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: server.url } });
+    const unstated = await post(`csrf=${encodeURIComponent(csrf)}`);
+    expect(unstated.status).toBe(409);
+    expect(await unstated.text()).toContain(`Retry ${dead} dead`);
+    expect((await inbox.stats()).dead).toBe(dead);
+    const stated = await post(`csrf=${encodeURIComponent(csrf)}&expected=${dead}`);
+    expect(stated.status).toBe(303);
+    expect((await inbox.stats()).dead).toBe(0);
+    // Two entries now: the next page's cursor comes under the names the route reads, passed back as it is.
+    const bearer = { headers: { authorization: `Bearer ${TOKEN}` } };
+    const first = (await (await get('/ops/api/entries?limit=1', bearer)).json()) as { entries: { id: string }[]; next: Record<string, string> | null };
+    expect(Object.keys(first.next ?? {})).toEqual(['before_at', 'before_id']);
+    const second = (await (await get(`/ops/api/entries?limit=1&${new URLSearchParams(first.next!)}`, bearer)).json()) as { entries: { id: string }[] };
+    expect(second.entries).toHaveLength(1);
+    expect(second.entries[0]!.id).not.toBe(first.entries[0]!.id);
   });
 });
