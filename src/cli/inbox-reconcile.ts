@@ -44,6 +44,7 @@ function describe(report: ReconcileReport, options: InboxReconcileOptions): stri
     `  ${report.statusChanges} status changes and ${report.createdRecovered} order.created recovered into the inbox; your workers handle them as usual (source: 'reconcile').`,
   ];
   if (report.notFound > 0) lines.push(`  ${report.notFound} orders answered 404 (deleted, or outside the key's stores).`);
+  if (report.unreadable > 0) lines.push(`  ${report.unreadable} orders could not be read (an answer this SDK's order schema does not accept): they are tried again at the next run.`);
   if (report.ordersChecked === options.maxReads) lines.push('  The read budget was used up: run again (the least recently checked orders go first).');
   if (report.missedUnavailable !== undefined) {
     lines.push(`Missed deliveries not checked: ${report.missedUnavailable}.`);

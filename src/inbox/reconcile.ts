@@ -35,6 +35,12 @@ export interface ReconcileReport {
   createdRecovered: number;
   /** Reads answered 404: the order is gone, or outside the key's stores. */
   notFound: number;
+  /**
+   * Reads that failed for that order alone: an answer the SDK's order schema does not accept (a
+   * null e-mail, say), or an id the service refuses. Each is read again at its next stale round; the
+   * other orders and `missed` go on.
+   */
+  unreadable: number;
   /** Deliveries the service lists as `dead` or `retrying` whose delivery id is not in the inbox. */
   missed: MissedDelivery[];
   /** Why `missed` could not be read (the key lacks `webhooks:manage`); absent when it was. */
@@ -60,7 +66,7 @@ export async function reconcileStore(store: InboxStore, options: ReconcileOption
   const { client, staleAfterMinutes, finalStatuses, maxReads } = checkOptions(options);
   const reconcilable = reconcileMethods(store);
   const { clock } = deps;
-  const report: ReconcileReport = { ordersChecked: 0, statusChanges: 0, createdRecovered: 0, notFound: 0, missed: [] };
+  const report: ReconcileReport = { ordersChecked: 0, statusChanges: 0, createdRecovered: 0, notFound: 0, unreadable: 0, missed: [] };
   const staleBefore = clock.now() - staleAfterMinutes * 60_000;
   const orders = maxReads === 0 ? [] : await reconcilable.staleOrders({ seenBefore: staleBefore, checkedBefore: staleBefore, finalStatuses, limit: maxReads });
   for (const state of orders) {
@@ -68,9 +74,13 @@ export async function reconcileStore(store: InboxStore, options: ReconcileOption
     try {
       order = await client.orders.get(state.orderId);
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      // Only what concerns this one order is passed over; a refused key, a disabled environment or
+      // an unreachable service stops the run (every other read would fail the same way).
+      const unreadable = isUnreadable(error);
+      if (!isNotFound(error) && !unreadable) throw error;
       report.ordersChecked += 1;
-      report.notFound += 1;
+      if (unreadable) report.unreadable += 1;
+      else report.notFound += 1;
       await reconcilable.markChecked([{ orderId: state.orderId }], clock.now());
       continue;
     }
@@ -139,6 +149,13 @@ function checkOptions(options: ReconcileOptions): Required<ReconcileOptions> {
 
 function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404;
+}
+
+/** An answer about this order alone: its body does not fit the schema, or its id is refused (400). */
+function isUnreadable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, status } = error as { name?: unknown; status?: unknown };
+  return name === 'ResponseValidationError' || name === 'InvalidInputError' || status === 400;
 }
 
 function isScopeRefusal(error: unknown): boolean {

@@ -343,4 +343,29 @@ describe('inbox.reconcile in real time, the retry window shortened by the sandbo
     expect(second).toMatchObject({ statusChanges: 0, createdRecovered: 0 });
     expect(handled).toHaveLength(2);
   });
+
+  it('passes over an order its client cannot read (a null e-mail the schema refuses), counts it unreadable, and recovers the others', async () => {
+    const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 });
+    cleanups.push(() => sandbox.close());
+    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+    let inbox: Inbox | undefined;
+    const hook = await receiver((req, res) => inbox!.handler.node(req, res));
+    const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
+    inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
+    cleanups.push(() => inbox!.close());
+    const good = sandbox.createOrder();
+    const odd = sandbox.createOrder({ customer: { name: 'X', phone: '+5511900000000', email: null } } as never);
+    await sandbox.idle();
+    await hook.stop();
+    sandbox.setOrderStatus(good.order_id, 'dispatched');
+    sandbox.setOrderStatus(odd.order_id, 'dispatched');
+    await sandbox.idle();
+    await expect(client.orders.get(odd.order_id)).rejects.toThrow(/customer\.email/);
+    for (let run = 0; run < 2; run += 1) {
+      const report = await inbox.reconcile({ client, staleAfterMinutes: 0 });
+      // A second run finds the good order already recovered; the odd one fails the same way, alone.
+      expect(report).toMatchObject({ ordersChecked: 2, statusChanges: run === 0 ? 1 : 0, unreadable: 1, notFound: 0 });
+      expect(report.missed).toHaveLength(2);
+    }
+  });
 });
