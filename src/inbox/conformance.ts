@@ -258,6 +258,24 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect(await stateOf('order-t')).toMatchObject({ status: 'cancelled', statusTs: 400 });
     });
 
+    it('orders two changes of one second by arrival, whichever was written first (concurrent receivers)', async () => {
+      await store.insert(orderEvent('o-tie', 'order.created', 'confirmed', { ts: 100, receivedAt: T0 }));
+      // Arrived second, written first: its receiver's transaction committed before the other's.
+      const later = orderEvent('o-tie', 'order.status_changed', 'dispatched', { ts: 200, receivedAt: T0 + 57 });
+      const earlier = orderEvent('o-tie', 'order.status_changed', 'preparing', { ts: 200, receivedAt: T0 + 1 });
+      await store.insert(later);
+      await store.insert(earlier);
+      if (store.staleOrders) expect(await stateOf('o-tie')).toMatchObject({ status: 'dispatched', statusTs: 200 });
+      const run = async () => {
+        const [claimed] = await claim('w', T0 + 1000);
+        await store.complete(claimed!.id, 'w', T0 + 1000);
+        return claimed!.id;
+      };
+      await run(); // order.created
+      expect(await run()).toBe(earlier.deliveryId);
+      expect(await run()).toBe(later.deliveryId);
+    });
+
     it('lists stale orders not final (or without order.created), least recently checked first, and records checks', async () => {
       if (!store.staleOrders || !store.markChecked) return;
       await store.insert(orderEvent('o-old', 'order.created', 'confirmed', { receivedAt: T0 }));

@@ -137,6 +137,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         order_id TEXT PRIMARY KEY,
         status TEXT,
         status_ts DOUBLE PRECISION NOT NULL DEFAULT 0,
+        status_at BIGINT NOT NULL DEFAULT 0,
         last_event_at BIGINT NOT NULL,
         checked_at BIGINT,
         has_created BOOLEAN NOT NULL DEFAULT FALSE
@@ -189,7 +190,9 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   // a reconcile entry covers (same order, event and new status) is marked done; otherwise the order's
   // state takes it (a status_changed's status when newer by ts, an order.created's only while none is
   // known); a reconcile entry (the inserting transaction set integration_inbox.source) is remembered.
-  const TAKES_STATUS = `EXCLUDED.status IS NOT NULL AND (o.status IS NULL OR (NOT EXCLUDED.has_created AND EXCLUDED.status_ts >= o.status_ts))`;
+  // Newer by ts, then by arrival: concurrent inserts of two changes in one second commit in either order.
+  const TAKES_STATUS = `EXCLUDED.status IS NOT NULL AND (o.status IS NULL OR (NOT EXCLUDED.has_created AND (EXCLUDED.status_ts > o.status_ts
+    OR (EXCLUDED.status_ts = o.status_ts AND EXCLUDED.status_at >= o.status_at))))`;
   async function createOrderStateTrigger(client: PoolClient): Promise<void> {
     const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
     // pg_input_is_valid (Postgres 16) spares a subtransaction per event; before it, a malformed payload is caught.
@@ -216,11 +219,12 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
           UPDATE ${table} SET status = 'done', finished_at = NEW.received_at WHERE seq = NEW.seq;
           RETURN NULL;
         END IF;
-        INSERT INTO ${orders} AS o (order_id, status, status_ts, last_event_at, has_created)
-        VALUES (NEW.order_id, new_status, CASE WHEN created THEN 0 ELSE NEW.ts END, NEW.received_at, created)
+        INSERT INTO ${orders} AS o (order_id, status, status_ts, status_at, last_event_at, has_created)
+        VALUES (NEW.order_id, new_status, CASE WHEN created THEN 0 ELSE NEW.ts END, CASE WHEN created THEN 0 ELSE NEW.received_at END, NEW.received_at, created)
         ON CONFLICT (order_id) DO UPDATE SET
           status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
           status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
+          status_at = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_at ELSE o.status_at END,
           last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
           has_created = o.has_created OR EXCLUDED.has_created;
         RETURN NULL;
@@ -359,7 +363,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
                AND (e.order_id IS NULL OR (
                  NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.order_id = e.order_id AND p.seq <> e.seq
                    AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
-                     OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))))
+                     OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND (p.received_at < e.received_at OR (p.received_at = e.received_at AND p.seq < e.seq)))))))
                      OR (p.status = 'processing' AND p.lease_until > $1)))
                  AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
                    OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))

@@ -88,7 +88,7 @@ WHERE ${due}
   AND (e.order_id IS NULL OR (
     NOT EXISTS (SELECT 1 FROM inbox_entries p WHERE p.order_id = e.order_id AND p.seq <> e.seq
       AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
-        OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND p.seq < e.seq)))))
+        OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND (p.received_at < e.received_at OR (p.received_at = e.received_at AND p.seq < e.seq)))))))
         OR (p.status = 'processing' AND p.lease_until > :now)))
     AND (e.event <> 'order.status_changed' OR e.received_at + :orderWaitMs <= :now
       OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
@@ -102,6 +102,7 @@ CREATE TABLE IF NOT EXISTS inbox_orders (
   order_id TEXT PRIMARY KEY,
   status TEXT,
   status_ts INTEGER NOT NULL DEFAULT 0,
+  status_at INTEGER NOT NULL DEFAULT 0,
   last_event_at INTEGER NOT NULL,
   checked_at INTEGER,
   has_created INTEGER NOT NULL DEFAULT 0
@@ -120,13 +121,16 @@ CREATE TABLE IF NOT EXISTS inbox_reconcile_runs (
 );
 `;
 
-// An order.status_changed's status wins when newer (by ts); an order.created's only while none is known.
-const TAKES_STATUS = `excluded.status IS NOT NULL AND (inbox_orders.status IS NULL OR (excluded.has_created = 0 AND excluded.status_ts >= inbox_orders.status_ts))`;
+// An order.status_changed's status wins when newer (by ts, then arrival: two changes in one second
+// may be written in either order by concurrent receivers); an order.created's only while none is known.
+const TAKES_STATUS = `excluded.status IS NOT NULL AND (inbox_orders.status IS NULL OR (excluded.has_created = 0 AND (excluded.status_ts > inbox_orders.status_ts
+  OR (excluded.status_ts = inbox_orders.status_ts AND excluded.status_at >= inbox_orders.status_at))))`;
 const UPSERT_ORDER = `
-INSERT INTO inbox_orders (order_id, status, status_ts, last_event_at, has_created) VALUES (?, ?, ?, ?, ?)
+INSERT INTO inbox_orders (order_id, status, status_ts, status_at, last_event_at, has_created) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (order_id) DO UPDATE SET
   status = CASE WHEN ${TAKES_STATUS} THEN excluded.status ELSE inbox_orders.status END,
   status_ts = CASE WHEN ${TAKES_STATUS} THEN excluded.status_ts ELSE inbox_orders.status_ts END,
+  status_at = CASE WHEN ${TAKES_STATUS} THEN excluded.status_at ELSE inbox_orders.status_at END,
   last_event_at = MAX(inbox_orders.last_event_at, excluded.last_event_at),
   has_created = MAX(inbox_orders.has_created, excluded.has_created)`;
 
@@ -148,7 +152,7 @@ function withOrderState(database: Database, entry: NewInboxEntry, insert: () => 
       return 'duplicate';
     }
     const created = entry.event === 'order.created';
-    database.prepare(UPSERT_ORDER).run(entry.orderId, status, created ? 0 : entry.ts, entry.receivedAt, created ? 1 : 0);
+    database.prepare(UPSERT_ORDER).run(entry.orderId, status, created ? 0 : entry.ts, created ? 0 : entry.receivedAt, entry.receivedAt, created ? 1 : 0);
     return 'stored';
   });
 }
