@@ -235,8 +235,10 @@ async function* csvRows(file: string, kind: PushKind, encoding: string): AsyncGe
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const lines = (error as { lines?: number }).lines;
-    throw new UsageError(`Line ${lines ?? '?'}: the CSV cannot be read (${(error as Error).message.split('\n')[0]}); fix the file and run again (nothing was sent).`);
+    // The record after the last one read starts the line after it: csv-parse's own count (also in
+    // its message) takes a CRLF inside quotes for two lines.
+    const message = (error as Error).message.split('\n')[0]!.replace(/ on line \d+/, '');
+    throw new UsageError(`Line ${linesBefore + 1}: the CSV cannot be read (${message}); fix the file and run again (nothing was sent).`);
   }
 }
 

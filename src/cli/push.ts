@@ -102,13 +102,17 @@ class Interrupt {
   note = (text: string): void => {
     process.stderr.write(`${text}\n`);
   };
+  /** The last line before exiting at once: after the bar's line is finished, which nothing redraws then. */
+  last = (text: string): void => {
+    process.stderr.write(`${text}\n`);
+  };
   readonly #onSigint = () => {
     if (!this.sending) {
       process.stderr.write('Interrupted before anything was sent: run the same command again.\n');
       process.exit(130);
     }
     if (this.requested) {
-      this.note('Exiting at once: the checkpoint holds every batch acknowledged so far; run the same command with --resume to continue.');
+      this.last('Exiting at once: the checkpoint holds every batch acknowledged so far; run the same command with --resume to continue.');
       process.exit(130);
     }
     this.requested = true;
@@ -186,6 +190,10 @@ async function pushFile(
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;
   interrupt.note = (text) => view.note(text);
+  interrupt.last = (text) => {
+    view.stop();
+    process.stderr.write(`${text}\n`);
+  };
 
   const inFlight = new Map<number, Promise<void>>();
   const finished = new Map<number, Batch>();

@@ -25,7 +25,7 @@ export function formatLogEntry(entry: SandboxLogEntry, at = new Date()): string 
 /** A word for an attempt without an HTTP answer. */
 export function noAnswer(error: string | null): string {
   if (error === null) return 'no answer';
-  if (/ECONNREFUSED/.test(error)) return 'refused';
+  if (/connection refused/.test(error)) return 'refused';
   if (error.startsWith('timeout')) return 'timeout';
   if (error.startsWith('anti-SSRF')) return 'blocked';
   if (error.startsWith('connection failed')) return 'conn error';

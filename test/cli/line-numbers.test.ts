@@ -137,3 +137,13 @@ test.each(combinations)('$kind push, $format, $ending: the errors file names the
   expect(rows.map((row) => Number(row[0]))).toEqual(rejected);
   expect(rows.at(-1)?.[4]).toMatch(new RegExp(`repeated in the file \\(first at line ${first}\\)`));
 }, 20_000);
+
+test.each(['LF', 'CRLF'] as const)('a CSV that cannot be read names the line its bad record starts on, after quoted line breaks (%s)', async (ending) => {
+  const file = join(dir, `malformed-${ending}.csv`);
+  // The bad record (one field too many) starts on line 5, after a field holding two line breaks.
+  writeFileSync(file, ['external_id,name,price', 'A,"x', 'y', 'z",1', 'B,b,1,9', ''].join(ENDINGS[ending]));
+  const result = await runCli(['catalog', 'push', file, '--dry-run']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/^Line 5: the CSV cannot be read/);
+  expect(result.stderr).not.toMatch(/on line \d/);
+});

@@ -55,7 +55,7 @@ export function postOnce(target: URL, headers: Record<string, string>, body: str
       res.on('end', () => finish(null));
       res.on('error', () => finish(null));
     });
-    req.on('error', (error) => finish(`connection failed: ${error.message}`));
+    req.on('error', (error) => finish(`connection failed: ${connectionProblem(error)}`));
     req.end(body);
   });
 }
@@ -65,4 +65,23 @@ function judge(status: number | null): string | null {
   if (status >= 200 && status < 300) return null;
   if (status >= 300 && status < 400) return `receiver answered ${status}; redirects are not followed and count as failures`;
   return `receiver answered ${status}; only 2xx is success`;
+}
+
+/** What went wrong, in words, as a delivery log's `last_error` says it (not the socket's error text). */
+function connectionProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (nothing listens at that address and port)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the receiver closed the connection';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the host cannot be reached';
+    default:
+      return error.code ? `the connection failed (${error.code})` : 'the connection failed';
+  }
 }
