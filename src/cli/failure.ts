@@ -1,6 +1,6 @@
 // What the CLI prints when a command cannot finish: one sentence that says what to do, an exit
 // code, and never the key (even if a user pasted it where an argument was expected).
-import { ApiError, AuthenticationError, BulkOperationError, ConfigurationError, ConnectionError, FeatureDisabledError, ForbiddenStoreError, InsufficientScopeError, InternalServerError, InvalidInputError, NotFoundError, RateLimitError, ServiceUnavailableError, SsrfBlockedError, TimeoutError, ValidationError, WebhookLimitReachedError } from '../index.ts';
+import { ApiError, AuthenticationError, IntegrationError, BulkOperationError, ConfigurationError, ConnectionError, FeatureDisabledError, ForbiddenStoreError, InsufficientScopeError, InternalServerError, InvalidInputError, NotFoundError, RateLimitError, ServiceUnavailableError, SsrfBlockedError, TimeoutError, ValidationError, WebhookLimitReachedError } from '../index.ts';
 import { UsageError } from './config.ts';
 
 /** Redacts anything that looks like a key from text the CLI did not write itself (argument echoes). */
@@ -107,6 +107,8 @@ export function failure(error: unknown): { message: string; code: number } {
     return { message: `Cannot reach the service (${connectionReason(error)}): check INTEGRATION_BASE_URL (or --base-url) and the network, then run the command again.`, code: 2 };
   }
   if (error instanceof InvalidInputError) return { message: error.message, code: 2 };
+  // The delta sync's own refusals (another run holds the lease, the lease was lost) say what to do.
+  if (error instanceof IntegrationError && (error.name === 'SyncRunInProgressError' || error.name === 'SyncLeaseLostError')) return { message: error.message, code: 2 };
   if (error instanceof RateLimitError) {
     return { message: "The service kept answering 429 (the key's rate limit was spent, even after waiting and retrying): another process is probably using the same key; wait for it to finish, then run the command again.", code: 2 };
   }

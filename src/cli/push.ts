@@ -74,7 +74,11 @@ async function screenFile(file: string, kind: PushKind, format: InputFormat, enc
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
 export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
   // With a sync state (--state or INTEGRATION_SYNC_STATE), only what changed is sent: see sync-commands.ts.
-  if (syncStateOption((options as SyncPushOptions).state)) return syncPush(client, kind, file, options);
+  const sync = options as SyncPushOptions;
+  if (syncStateOption(sync.state)) return syncPush(client, kind, file, options);
+  // Never a silent plain push for a user who asked for deactivation or a resend rule.
+  const needsState = [sync.full && '--full', sync.maxAge !== undefined && '--max-age', sync.deactivateMissing && '--deactivate-missing'].filter(Boolean);
+  if (needsState.length > 0) throw new UsageError(`${needsState.join(', ')} ${needsState.length === 1 ? 'works' : 'work'} only with --state <sqlite file | postgres URL> (or INTEGRATION_SYNC_STATE): without a state every item is sent anyway and nothing is deactivated.`);
   const format = formatOf(file, options.format);
   const encoding = encodingOf(options.encoding);
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';

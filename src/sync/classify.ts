@@ -49,8 +49,13 @@ export interface ClassifierPlan<Result extends ItemResultShape> {
   signal: AbortSignal | undefined;
   /** Called with each local rejection, in input order. */
   onRejected: (result: Result) => void;
-  /** Called after each window of the input is read and judged. */
-  onWindow: () => void;
+  /** Called after each window of the input is read and judged; the run records answers that arrived meanwhile. */
+  onWindow: () => Promise<void>;
+  /**
+   * Resolves once no batch's answer is being recorded: a window's state is read and judged with none
+   * in progress (a record removes items from the claimed-but-unwritten set that judging consults).
+   */
+  quiet: () => Promise<void>;
 }
 
 interface Read {
@@ -74,6 +79,8 @@ export class Classifier<Result extends ItemResultShape> {
   readonly #unwritten = new Map<string, number>();
   #position = 0;
   #ended = false;
+  /** While a window's state is read and judged: answers are recorded before or after, not during. */
+  judging = false;
   /** Items read so far. */
   read = 0;
   unchanged = 0;
@@ -146,11 +153,19 @@ export class Classifier<Result extends ItemResultShape> {
     if (reads.length === 0) return;
     const { state, scope, kind } = this.#plan;
     const keys = [...new Set(reads.flatMap((read) => (read.key === undefined ? [] : [read.key])))];
-    const stored = keys.length > 0 ? await state.lookup(scope, kind, keys) : new Map<string, StoredItem>();
-    const marks = this.#judge(reads, stored);
+    // No answer is recorded from here to the end of judging (records wait for `judging` to end).
+    this.judging = true;
+    let marks: SeenMark[];
+    try {
+      await this.#plan.quiet();
+      const stored = keys.length > 0 ? await state.lookup(scope, kind, keys) : new Map<string, StoredItem>();
+      marks = this.#judge(reads, stored);
+    } finally {
+      this.judging = false;
+    }
     const { repeats } = this.#plan;
     if (repeats.kind === 'state') await state.markSeen(scope, kind, repeats.seq, marks);
-    this.#plan.onWindow();
+    await this.#plan.onWindow();
   }
 
   /** Reads an item once into its plain copy (what is checked, hashed and sent) and its repeat key. */

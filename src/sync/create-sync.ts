@@ -99,7 +99,8 @@ export function createSync(options: CreateSyncOptions): Sync {
   }
 
   return {
-    catalog: (items, runOptions) => runSync(context, catalogKind, items, runOptions) as Promise<CatalogSyncResult>,
+    // async: a bad argument rejects the promise, as upsertProducts does, instead of throwing at the call.
+    catalog: async (items, runOptions) => (await runSync(context, catalogKind, items, runOptions)) as CatalogSyncResult,
 
     stock: async (items, runOptions) => {
       const { created: _created, ...result } = await runSync(context, stockKind, items, runOptions);

@@ -155,7 +155,11 @@ async function execute<Result extends ItemResultShape>(
           rejectionsToStore.push(errorItem(result));
         }
       },
-      onWindow: () => report(),
+      onWindow: async () => {
+        report();
+        await recordAnswered();
+      },
+      quiet: () => recording,
     });
   }
   /** Local rejections go to the state's error list as they are found. */
@@ -227,29 +231,55 @@ async function execute<Result extends ItemResultShape>(
     report();
   };
 
+  // Each answer is recorded as soon as it arrives (one at a time, and never while the classifier
+  // judges a window), not when the next batch is ready: with few changes in a long input that could
+  // be minutes later, and a crash or Ctrl-C meanwhile would resend what the service acknowledged.
+  const answered: Settled<Result>[] = [];
+  let recording: Promise<void> = Promise.resolve();
+  let recordFailure: { error: unknown } | undefined;
+  function recordAnswered(): Promise<void> {
+    recording = recording.then(async () => {
+      while (answered.length > 0 && !classifier.judging) {
+        try {
+          await record(answered.shift()!);
+        } catch (error) {
+          recordFailure ??= { error };
+        }
+      }
+    });
+    return recording;
+  }
+  const throwIfRecordFailed = () => {
+    if (recordFailure) throw recordFailure.error;
+  };
+
   let complete = false;
   let batches = 0;
-  const inFlight: Promise<Settled<Result>>[] = [];
+  const inFlight: Promise<void>[] = [];
+  const dispatch = (batch: ChangedItem[]) =>
+    inFlight.push(
+      send(batch).then((settled) => {
+        answered.push(settled);
+        void recordAnswered();
+      }),
+    );
   try {
     const concurrency = options.concurrency ?? 1;
     for (;;) {
+      throwIfRecordFailed();
       const batch = await classifier.take(sendOptions.batchSize);
       await storeRejections();
       if (batch.length === 0) break;
       counts.sent += batch.length;
       if (dryRun) continue;
       batches += 1;
-      if (inFlight.length < concurrency) {
-        inFlight.push(send(batch));
-        continue;
-      }
-      // The next request goes out before the answered batch is written to the state: the write
-      // overlaps the wait instead of adding to it.
-      const answered = await inFlight.shift()!;
-      inFlight.push(send(batch));
-      await record(answered);
+      if (inFlight.length >= concurrency) await inFlight.shift();
+      throwIfRecordFailed();
+      dispatch(batch);
     }
-    while (inFlight.length > 0) await record(await inFlight.shift()!);
+    while (inFlight.length > 0) await inFlight.shift();
+    await recordAnswered();
+    throwIfRecordFailed();
     complete = true;
     if (dryRun) report();
     const orphans = dryRun ? null : await state.countOrphans(scope, kind, seq);
@@ -271,11 +301,11 @@ async function execute<Result extends ItemResultShape>(
     return outcome;
   } catch (error) {
     classifier.close();
-    // The input or a batch's write failed: the batches already sent may still be answered, and
-    // what they acknowledged is worth keeping (not after an abort: that stops at once).
-    if (!signal.aborted) {
-      for (const pending of inFlight.splice(0)) await pending.then(record).catch(() => {});
-    }
+    classifier.judging = false;
+    // The input or a batch's write failed, or the run was stopped: the batches already sent are
+    // answered (an abort ends them at once), and what they acknowledged is kept.
+    await Promise.allSettled(inFlight.splice(0));
+    await recordAnswered().catch(() => {});
     const reason = stop.signal.aborted ? stop.signal.reason : error;
     if (!dryRun) {
       const aborted = options.signal?.aborted === true;

@@ -130,3 +130,12 @@ test('a push the service keeps answering 429 after the retries: one sentence nam
     await service.close();
   }
 }, 60_000);
+
+test('another sync run holding the lease: its own sentence (the run and its start, what to do), exit 2, not an unexpected error', async () => {
+  const { failure } = await import('../../src/cli/failure.ts');
+  const { SyncRunInProgressError } = await import('../../src/sync/errors.ts');
+  const held = failure(new SyncRunInProgressError('catalog', 'run-1', Date.UTC(2026, 10, 26, 9)));
+  expect(held.code).toBe(2);
+  expect(held.message).toMatch(/^A catalog sync run is already in progress .*run run-1, started 2026-11-26T09:00:00\.000Z/);
+  expect(held.message).not.toMatch(/Unexpected error/);
+});

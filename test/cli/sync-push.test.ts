@@ -128,6 +128,20 @@ describe('catalog push --state', () => {
   });
 });
 
+describe('catalog push without a state', () => {
+  test('--full, --max-age and --deactivate-missing are refused (exit 2, nothing sent) rather than ignored', async () => {
+    const file = join(dir, 'no-state.jsonl');
+    writeProducts(file, 3);
+    const start = service.requests.length;
+    for (const flags of [['--deactivate-missing'], ['--full'], ['--max-age', '3']]) {
+      const result = await cli(['catalog', 'push', file, ...flags], { env: { ...env, INTEGRATION_SYNC_STATE: '' } });
+      expect(result.code, flags[0]).toBe(2);
+      expect(result.stderr, flags[0]).toMatch(new RegExp(`^${flags[0]} works only with --state`));
+    }
+    expect(since(start)).toEqual([]);
+  });
+});
+
 describe('sync runs / sync forget', () => {
   test('lists the runs and forgets one item, which the next push sends again', { timeout: 90_000 }, async () => {
     const file = join(dir, 'forget.jsonl');

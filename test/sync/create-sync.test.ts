@@ -41,6 +41,43 @@ describe('sync.catalog', () => {
     expect(exchanges.map((e) => `${e.method} ${e.path}`)).toEqual(['GET /integration/v1/health']);
   });
 
+  it('records a batch the service acknowledged when its answer arrives, while the input is still being read; an abort then keeps it', async () => {
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const { sync } = syncOn(sandbox, path);
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    async function* slowExport() {
+      yield* products(500);
+      await stalled; // the next batch is far away: a long, sparse export
+      yield* products(501).slice(500);
+    }
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const running = sync.catalog(slowExport(), { signal: controller.signal, onProgress: (p) => progress.push(p.created ?? 0) }).catch((error: unknown) => error);
+    await expect.poll(() => progress.at(-1), { timeout: 10_000 }).toBe(500);
+    controller.abort(new Error('stopped by the operator'));
+    release();
+    expect(await running).toMatchObject({ message: 'stopped by the operator' });
+    const { sync: again, exchanges } = syncOn(sandbox, path);
+    expect(await again.catalog(products(500))).toMatchObject({ unchanged: 500, sent: 0 });
+    expect(writes(exchanges)).toHaveLength(0);
+  });
+
+  it('rejects a bad input with a promise, never a throw at the call, as upsertProducts does', async () => {
+    const sandbox = await startSandbox();
+    const { sync } = syncOn(sandbox, freshPath());
+    let thrown: unknown;
+    let running: Promise<unknown> | undefined;
+    try {
+      running = sync.catalog(null as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeUndefined();
+    await expect(running).rejects.toThrow();
+  });
+
   it('sends three edited products in one batch of three', async () => {
     const sandbox = await startSandbox();
     const { sync, exchanges } = syncOn(sandbox, freshPath());
