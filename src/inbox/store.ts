@@ -445,6 +445,20 @@ export function newEntryValues(entry: NewInboxEntry): [string, string, string | 
   return [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, dead ? 'dead' : 'pending', entry.receivedAt, entry.receivedAt, issues, dead ? (entry.lastError ?? null) : null, dead ? entry.receivedAt : null];
 }
 
+// Postgres text cannot hold U+0000, and node:sqlite before Node 24 cuts a string at one, where a JSON
+// string may hold it (an `order_id` of "a\u0000b", a body with a NUL byte): such a value is stored
+// as a marked JSON string, and read back as it was. Values without a NUL (all real ones) are
+// stored as they are.
+const NUL_MARK = '\u0001integration-sdk:json:';
+export function toText<T extends string | null>(value: T): T {
+  return (value !== null && (value.includes('\u0000') || value.startsWith(NUL_MARK)) ? NUL_MARK + JSON.stringify(value) : value) as T;
+}
+export function fromText<T extends string | null | undefined>(value: T): T {
+  return (typeof value === 'string' && value.startsWith(NUL_MARK) ? (JSON.parse(value.slice(NUL_MARK.length)) as string) : value) as T;
+}
+/** A row with its order id and payload as they were before {@link toText}. */
+export const decodedRow = (row: InboxRow): InboxRow => ({ ...row, order_id: fromText(row.order_id), payload: fromText(row.payload) });
+
 /** An {@link InboxEntry} from a row of the shipped stores' table. */
 export function entryFromRow(row: InboxRow): InboxEntry {
   return {

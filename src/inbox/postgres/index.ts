@@ -6,7 +6,7 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { activityOf, backfillOrderStates, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
+import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry, ReconcileRecord } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
@@ -24,18 +24,7 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 type Row = InboxRow;
 const COLUMNS = INBOX_COLUMNS;
 
-// Postgres text cannot hold U+0000, which a JSON string may (an `order_id` of "a\u0000b", a body
-// with a NUL byte): such a value is stored as a marked JSON string, and read back as it was.
-// Values without a NUL (all real ones) are stored as they are.
-const NUL_MARK = '\u0001integration-sdk:json:';
-function toText<T extends string | null>(value: T): T {
-  return (value !== null && (value.includes('\u0000') || value.startsWith(NUL_MARK)) ? NUL_MARK + JSON.stringify(value) : value) as T;
-}
-function fromText<T extends string | null | undefined>(value: T): T {
-  return (typeof value === 'string' && value.startsWith(NUL_MARK) ? (JSON.parse(value.slice(NUL_MARK.length)) as string) : value) as T;
-}
-const decoded = (row: Row): Row => ({ ...row, order_id: fromText(row.order_id), payload: fromText(row.payload) });
-const toEntry = (row: Row) => entryFromRow(decoded(row));
+const toEntry = (row: Row) => entryFromRow(decodedRow(row));
 function postgresValues(entry: NewInboxEntry): unknown[] {
   const values: unknown[] = newEntryValues(entry);
   values[2] = toText(entry.orderId);
@@ -43,7 +32,7 @@ function postgresValues(entry: NewInboxEntry): unknown[] {
   values[5] = entry.known;
   return values;
 }
-const withPayload = (row: Row) => entryWithPayloadFromRow(decoded(row));
+const withPayload = (row: Row) => entryWithPayloadFromRow(decodedRow(row));
 /** Enough of an entry for orderStatusOf to read a stored payload's status. */
 const entryOf = (row: { order_id: string; event: string }): NewInboxEntry => ({ deliveryId: '', event: row.event, orderId: row.order_id, ts: 0, payload: '', known: true, receivedAt: 0 });
 

@@ -6,7 +6,7 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { backfillOrderStates, coverKeyOf, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
+import { backfillOrderStates, coverKeyOf, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -184,8 +184,8 @@ const EXPIRED = claimable("e.status = 'processing' AND e.lease_until <= :now");
 const DUE = claimable("e.status = 'pending' AND e.next_attempt_at <= :now");
 
 type Row = InboxRow;
-const toEntry = entryFromRow;
-const withPayload = entryWithPayloadFromRow;
+const toEntry = (row: Row) => entryFromRow(decodedRow(row));
+const withPayload = (row: Row) => entryWithPayloadFromRow(decodedRow(row));
 const COLUMNS = INBOX_COLUMNS;
 
 /**
@@ -255,14 +255,15 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     migrate,
 
     insert: (entry: NewInboxEntry, insertOptions?: InsertOptions) =>
-      durable((database) => withOrderState(database, entry, () => {
+      // An order id or body holding U+0000 is stored marked (toText): node:sqlite before Node 24 cuts it there.
+      durable((database) => withOrderState(database, { ...entry, orderId: toText(entry.orderId) }, () => {
         const references = orderReferences(entry);
         const result = database
           .prepare(
             `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at, display_number, external_order_id)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
           )
-          .run(...newEntryValues(entry), references.displayNumber, references.externalOrderId);
+          .run(...newEntryValues({ ...entry, orderId: toText(entry.orderId), payload: toText(entry.payload) }), references.displayNumber, references.externalOrderId);
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
       }), insertOptions?.timeoutMs),
 
@@ -315,8 +316,8 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       durable((database) => {
         const row = database
           .prepare(`SELECT payload FROM inbox_entries WHERE order_id = ? AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`)
-          .get(orderId) as { payload: string } | undefined;
-        return row?.payload ?? null;
+          .get(toText(orderId)) as { payload: string } | undefined;
+        return fromText(row?.payload) ?? null;
       }),
 
     get: (deliveryId) =>
