@@ -1,6 +1,7 @@
 // The delta sync on the command line: `catalog push` / `stock push` with `--state` send only what
 // changed (docs/sync.md), and `sync runs` / `sync forget` read and clear the state. The state's
 // location is a SQLite file or a Postgres URL (which may carry a password: INTEGRATION_SYNC_STATE).
+import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
@@ -114,7 +115,9 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
   }
 
   let lastShown = 0;
+  let latest: SyncProgress | undefined;
   const show = (progress: SyncProgress, force = false) => {
+    latest = progress;
     const now = Date.now();
     if (!force && now - lastShown < 1000) return;
     lastShown = now;
@@ -127,6 +130,8 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
     const runOptions = { dryRun, full: options.full, signal: controller.signal, concurrency: options.concurrency, onProgress: (p: SyncProgress) => show(p) };
     const start = (): Promise<CatalogSyncResult | StockSyncResult> => (kind === 'catalog' ? sync.catalog(items(), runOptions) : sync.stock(items(), runOptions));
     const result = options.resume ? await waitingForLease(start, command, json, controller.signal) : await start();
+    // The last progress, whatever the throttle held back: a short run's only line said "done 0".
+    if (latest) show(latest, true);
     for (const failed of result.results) {
       const storeId = (failed as { store_id?: string }).store_id ?? '';
       errors.write({ line: lines.at(failed.index), external_id: failed.external_id, store_id: storeId, code: failed.error?.code ?? 'UNKNOWN', message: failed.error?.message ?? `status ${failed.status}` });
@@ -206,9 +211,13 @@ function redactLocation(location: string): string {
   }
 }
 
+/** The state of `sync runs` / `sync forget`: these read an existing one, and never create a file for a mistyped path. */
 function requireState(option: string | undefined): string {
   const location = syncStateOption(option);
   if (!location) throw new UsageError('No sync state: pass --state <sqlite file | postgres URL> or set INTEGRATION_SYNC_STATE (use the variable for a Postgres URL with a password).');
+  if (!/^postgres(ql)?:\/\//.test(location) && !existsSync(location)) {
+    throw new UsageError(`No sync state at ${location}: check the path given to --state (a push with --state creates it).`);
+  }
   return location;
 }
 

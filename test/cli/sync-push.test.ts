@@ -1,6 +1,6 @@
 // `catalog push --state` / `stock push --state`, `sync runs` and `sync forget`, run as real
 // processes against the sandbox through the recording proxy.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -41,6 +41,8 @@ describe('catalog push --state', () => {
     const first = await cli(['catalog', 'push', file, '--state', state]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('catalog push: 1200 items, unchanged 0, sent 1200, created 1200, updated 0, errors 0');
+    // The last progress line shows where the run ended, whatever its throttle held back.
+    expect(first.stderr.trim().split('\n').at(-1)).toBe('catalog push: done 1200, unchanged 0, sent 1200, created 1200, updated 0, errors 0');
 
     let start = service.requests.length;
     const again = await cli(['catalog', 'push', file, '--state', state]);
@@ -159,6 +161,11 @@ describe('sync runs / sync forget', () => {
     const none = await cli(['sync', 'runs']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('INTEGRATION_SYNC_STATE');
+    // A mistyped path is refused, and no empty state file is left behind for it.
+    const typo = await cli(['sync', 'runs', '--state', join(dir, 'forgett.db')]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^No sync state at .*forgett\.db/);
+    expect(existsSync(join(dir, 'forgett.db'))).toBe(false);
   });
 });
 
