@@ -52,11 +52,22 @@ function sqliteCode(error: unknown): number | undefined {
   return error instanceof Error && typeof errcode === 'number' ? errcode & 0xff : undefined;
 }
 
-/** What SQLite's own failures of the store file mean to the person who gave --store. */
-const SQLITE_FAILURES: Record<number, string> = {
-  8: 'The inbox database is read-only for this user: check the file\'s permissions and those of its directory (SQLite writes a journal beside it).',
-  14: 'The inbox database cannot be opened: check the path given to --store or INTEGRATION_INBOX_STORE and its permissions.',
-  26: 'The file given to --store (or INTEGRATION_INBOX_STORE) is not a SQLite database: check the path; the inbox creates its database itself.',
+/** How messages name the database a command was given: the inbox's (--store) or the sync state's (--state). */
+export interface StoreNames {
+  database: string;
+  store: string;
+  option: string;
+  variable: string;
+  creates: string;
+}
+export const INBOX_STORE: StoreNames = { database: 'The inbox database', store: 'the inbox store', option: '--store', variable: 'INTEGRATION_INBOX_STORE', creates: 'the inbox creates its database itself' };
+export const SYNC_STATE: StoreNames = { database: 'The sync state database', store: 'the sync state', option: '--state', variable: 'INTEGRATION_SYNC_STATE', creates: 'a push with --state creates it' };
+
+/** What SQLite's own failures of the store file mean to the person who gave --store (or --state). */
+const SQLITE_FAILURES: Record<number, (names: StoreNames) => string> = {
+  8: (n) => `${n.database} is read-only for this user: check the file's permissions and those of its directory (SQLite writes a journal beside it).`,
+  14: (n) => `${n.database} cannot be opened: check the path given to ${n.option} or ${n.variable} and its permissions.`,
+  26: (n) => `The file given to ${n.option} (or ${n.variable}) is not a SQLite database: check the path; ${n.creates}.`,
 };
 
 /** SQLite's "database is locked" (SQLITE_BUSY, and its extended codes) from node:sqlite. */
@@ -69,12 +80,12 @@ function sqliteBusy(error: unknown): boolean {
  * A failure of the inbox store (the SQLite file or the Postgres server behind --store) in one
  * sentence saying what to do; `undefined` for an error it does not recognise.
  */
-export function storeFailure(error: unknown): string | undefined {
+export function storeFailure(error: unknown, names: StoreNames = INBOX_STORE): string | undefined {
   const sqlite = SQLITE_FAILURES[sqliteCode(error) ?? -1];
-  if (sqlite !== undefined) return sqlite;
-  if (sqliteBusy(error)) return 'The inbox database is busy, another process holding its write lock (a worker, or another command): try again in a moment, or stop that process first.';
+  if (sqlite !== undefined) return sqlite(names);
+  if (sqliteBusy(error)) return `${names.database} is busy, another process holding its write lock (a worker, or another command): try again in a moment, or stop that process first.`;
   const code = codeOf(error);
-  if (code !== undefined) return `Cannot open the inbox store (${CAUSES[code]}): check the location given by --store or INTEGRATION_INBOX_STORE, and that Postgres is running there.`;
+  if (code !== undefined) return `Cannot open ${names.store} (${CAUSES[code]}): check the location given by ${names.option} or ${names.variable}, and that Postgres is running there.`;
   return undefined;
 }
 
@@ -97,8 +108,8 @@ function serviceRefusal(error: ApiError): string {
 }
 
 /** Maps what a command threw to a one-sentence message and an exit code. */
-export function failure(error: unknown): { message: string; code: number } {
-  if (error instanceof BulkOperationError && error.cause !== undefined) return failure(error.cause);
+export function failure(error: unknown, names: StoreNames = INBOX_STORE): { message: string; code: number } {
+  if (error instanceof BulkOperationError && error.cause !== undefined) return failure(error.cause, names);
   if (error instanceof UsageError || error instanceof ConfigurationError) return { message: error.message, code: 2 };
   if (error instanceof AuthenticationError) return { message: 'The service rejected the key (401): check INTEGRATION_API_KEY or --api-key-file.', code: 2 };
   if (error instanceof FeatureDisabledError) return { message: 'The integration is disabled for this merchant (FEATURE_DISABLED): ask the platform to enable it.', code: 2 };
@@ -114,7 +125,7 @@ export function failure(error: unknown): { message: string; code: number } {
   }
   if (error instanceof ApiError) return { message: serviceRefusal(error), code: 1 };
   // The SDK's own errors are covered above: what is left came from the inbox store or is a bug.
-  const store = storeFailure(error);
+  const store = storeFailure(error, names);
   if (store !== undefined) return { message: store, code: 2 };
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return { message: `Unexpected error (${text}): run the command again; if it happens again, report it with this message.`, code: 2 };

@@ -9,7 +9,7 @@ import type { IntegrationClient } from '../index.ts';
 import type { CatalogSyncResult, StockSyncResult, Sync, SyncProgress, SyncState } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { ErrorsFile } from './errors-file.ts';
-import { failure as describeFailure, redact } from './failure.ts';
+import { failure as describeFailure, redact, SYNC_STATE } from './failure.ts';
 import { formatOf, readItems, type PushKind } from './input.ts';
 import type { PushOptions } from './push.ts';
 
@@ -162,7 +162,7 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
       console.error(`Interrupted: what the service acknowledged is recorded in ${redactLocation(location)}; run the same command again to send the rest.`);
       return 130;
     }
-    const { message, code } = describeFailure(error);
+    const { message, code } = describeFailure(error, SYNC_STATE);
     console.error(`${command} stopped: ${redact(message)} (what was acknowledged is recorded; run the same command again to send the rest).`);
     return code;
   } finally {

@@ -130,6 +130,17 @@ describe('catalog push --state', () => {
   });
 });
 
+describe('catalog push with a state that cannot be opened', () => {
+  test('names the sync state and --state, not the inbox', async () => {
+    const file = join(dir, 'unopenable.jsonl');
+    writeProducts(file, 1);
+    const result = await cli(['catalog', 'push', file, '--state', join(dir, 'no-such-dir', 'state.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/The sync state database cannot be opened: check the path given to --state or INTEGRATION_SYNC_STATE/);
+    expect(result.stderr).not.toMatch(/inbox/);
+  });
+});
+
 describe('catalog push without a state', () => {
   test('--full, --max-age and --deactivate-missing are refused (exit 2, nothing sent) rather than ignored', async () => {
     const file = join(dir, 'no-state.jsonl');
