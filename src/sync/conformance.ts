@@ -1,22 +1,8 @@
+import type { ConformanceTestApi } from '../storage/conformance-api.ts';
 import type { SyncState } from './state.ts';
 
-interface Assertion {
-  toBe(expected: unknown): void;
-  toEqual(expected: unknown): void;
-  toMatchObject(expected: object): void;
-  toHaveLength(length: number): void;
-  toBeNull(): void;
-  not: Assertion;
-}
-
-/** The test functions the suite needs: pass vitest's (or jest's) own. */
-export interface SyncConformanceTestApi {
-  describe(name: string, body: () => void): void;
-  it(name: string, body: () => Promise<void>): void;
-  expect(value: unknown): Assertion;
-  beforeEach(body: () => Promise<void>): void;
-  afterEach(body: () => Promise<void>): void;
-}
+/** The test functions the suite needs: pass vitest's (or jest's) own; the inbox's suite takes the same. */
+export type SyncConformanceTestApi = ConformanceTestApi;
 
 const T0 = 1_800_000_000_000;
 const LEASE = 60_000;
