@@ -13,6 +13,7 @@ import { createDashboard, type DashboardSync } from 'integration-sdk/dashboard';
 import { createInbox, type InboxWorker } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
+import type { Sync, SyncRunRecord } from 'integration-sdk/sync';
 import { api } from '../sandbox/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
 import { listen, TOKEN, waitFor } from './support.ts';
@@ -25,28 +26,19 @@ if (!available && process.env.CI !== 'true') {
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const images = resolve(import.meta.dirname, '../../docs/images');
 
-/** The shape of createSync's run records (integration-sdk/sync), as the dashboard must accept it. */
-interface SyncRunRecordShape {
-  runId: string;
-  kind: 'catalog' | 'stock';
-  startedAt: Date;
-  finishedAt: Date | null;
-  outcome: string;
-  complete: boolean;
-  total: number;
-  unchanged: number;
-  sent: number;
-  created?: number;
-  updated: number;
-  errors: number;
-  orphans: number | null;
-  durationMs: number | null;
-  error: string | null;
-}
-const record = (run: Omit<SyncRunRecordShape, 'complete' | 'orphans' | 'error' | 'durationMs'>): SyncRunRecordShape => ({ ...run, complete: true, orphans: null, error: null, durationMs: 5000 });
+const record = (run: Omit<SyncRunRecord, 'baseUrl' | 'merchantId' | 'full' | 'complete' | 'orphans' | 'error' | 'durationMs'>): SyncRunRecord => ({
+  ...run,
+  baseUrl: 'http://127.0.0.1/integration/v1',
+  merchantId: 'merchant-1',
+  full: false,
+  complete: true,
+  orphans: null,
+  error: null,
+  durationMs: 5000,
+});
 
-/** A tiny sync with the two methods the dashboard reads, shaped as createSync's. */
-const sync: DashboardSync & { runs(options?: { limit?: number }): AsyncIterable<SyncRunRecordShape> } = {
+/** A tiny sync with the two methods the dashboard reads, yielding createSync's own run records. */
+const sync: DashboardSync & Pick<Sync, 'runs'> = {
   async *runs() {
     yield record({ runId: 'run-2', kind: 'stock', startedAt: new Date(Date.now() - 60_000), finishedAt: new Date(Date.now() - 55_000), outcome: 'completed', total: 1200, unchanged: 1180, sent: 20, updated: 18, errors: 2 });
     yield record({ runId: 'run-1', kind: 'catalog', startedAt: new Date(Date.now() - 3_600_000), finishedAt: new Date(Date.now() - 3_590_000), outcome: 'completed', total: 500, unchanged: 0, sent: 500, created: 499, updated: 0, errors: 1 });

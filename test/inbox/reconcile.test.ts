@@ -313,16 +313,22 @@ describe('inbox.reconcile and deliveries arriving out of order (sqliteStore)', (
   });
 });
 
+/** A sandbox whose 14 h 35 min retry window passes in about 2.6 s, delivering to an inbox's receiver. */
+async function realTimeSetUp() {
+  const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 });
+  cleanups.push(() => sandbox.close());
+  const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+  let inbox: Inbox | undefined;
+  const hook = await receiver((req, res) => inbox!.handler.node(req, res));
+  const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
+  inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
+  cleanups.push(() => inbox!.close());
+  return { sandbox, client, inbox, hook };
+}
+
 describe('inbox.reconcile in real time, the retry window shortened by the sandbox time scale (sqliteStore)', () => {
   it('recovers what died while the receiver was down, then a second reconcile adds nothing', async () => {
-    const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 }); // 14 h 35 min in about 2.6 s
-    cleanups.push(() => sandbox.close());
-    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
-    let inbox: Inbox | undefined;
-    const hook = await receiver((req, res) => inbox!.handler.node(req, res));
-    const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
-    inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
-    cleanups.push(() => inbox!.close());
+    const { sandbox, client, inbox, hook } = await realTimeSetUp();
     const handled: string[] = [];
     inbox.startWorker({ handlers: { 'order.status_changed': (event) => void handled.push(`${event.data.order_id} ${event.data.status}`) } });
     const orders = [sandbox.createOrder(), sandbox.createOrder(), sandbox.createOrder()];
@@ -345,14 +351,7 @@ describe('inbox.reconcile in real time, the retry window shortened by the sandbo
   });
 
   it('passes over an order its client cannot read (a null e-mail the schema refuses), counts it unreadable, and recovers the others', async () => {
-    const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 });
-    cleanups.push(() => sandbox.close());
-    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
-    let inbox: Inbox | undefined;
-    const hook = await receiver((req, res) => inbox!.handler.node(req, res));
-    const endpoint = await client.webhooks.create({ url: hook.url, events: ['order.created', 'order.status_changed'] });
-    inbox = createInbox({ secret: endpoint.secret, store: stores[0]![1]() });
-    cleanups.push(() => inbox!.close());
+    const { sandbox, client, inbox, hook } = await realTimeSetUp();
     const good = sandbox.createOrder();
     const odd = sandbox.createOrder({ customer: { name: 'X', phone: '+5511900000000', email: null } } as never);
     await sandbox.idle();
