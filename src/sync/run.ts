@@ -234,14 +234,14 @@ async function execute<Result extends ItemResultShape>(
   // Each answer is recorded as soon as it arrives (one at a time, and never while the classifier
   // judges a window), not when the next batch is ready: with few changes in a long input that could
   // be minutes later, and a crash or Ctrl-C meanwhile would resend what the service acknowledged.
-  const answered: Settled<Result>[] = [];
+  const toRecord: Settled<Result>[] = [];
   let recording: Promise<void> = Promise.resolve();
   let recordFailure: { error: unknown } | undefined;
   function recordAnswered(): Promise<void> {
     recording = recording.then(async () => {
-      while (answered.length > 0 && !classifier.judging) {
+      while (toRecord.length > 0 && !classifier.judging) {
         try {
-          await record(answered.shift()!);
+          await record(toRecord.shift()!);
         } catch (error) {
           recordFailure ??= { error };
         }
@@ -259,7 +259,7 @@ async function execute<Result extends ItemResultShape>(
   const dispatch = (batch: ChangedItem[]) =>
     inFlight.push(
       send(batch).then((settled) => {
-        answered.push(settled);
+        toRecord.push(settled);
         void recordAnswered();
       }),
     );
