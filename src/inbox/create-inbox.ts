@@ -6,6 +6,7 @@ import { toleranceOf, type WebhookSecret } from '../webhooks/signature.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
 import { currentMissed, reconcileStore, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore, MissedDelivery } from './store.ts';
+import { StoreTimeout } from './timeouts.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
 
 const DAY = 86_400_000;
@@ -170,7 +171,7 @@ export function createInbox(options: InboxOptions): Inbox {
       if (insertOptions?.timeoutMs === undefined) return store.insert(entry);
       const left = insertOptions.timeoutMs - (clock.now() - startedAt);
       // The migration took the time: the receiver has answered 503 (or is about to), so no write starts.
-      if (left <= 0) throw Object.assign(new Error('The inbox store was not ready within storeTimeoutMs.'), { name: 'StoreTimeout' });
+      if (left <= 0) throw new StoreTimeout(insertOptions.timeoutMs);
       return store.insert(entry, { timeoutMs: left });
     },
   };
