@@ -112,13 +112,12 @@ interface ClosedHours {
  * entries that is the difference between a few milliseconds and a few hundred.
  */
 export function createActivityReader(source: DashboardStore) {
-  const HOUR_MS = HOUR;
   let closed: ClosedHours | undefined;
   let counting: Promise<ClosedHours> | undefined;
   const count = (since: number, until: number, now: number): Promise<ClosedHours> => {
     counting ??= (async () => {
       try {
-        const buckets = until > since ? await source.store.activity!({ since, until, bucketMs: HOUR_MS }) : [];
+        const buckets = until > since ? await source.store.activity!({ since, until, bucketMs: HOUR }) : [];
         closed = { since, until, at: now, buckets };
         return closed;
       } finally {
@@ -134,21 +133,21 @@ export function createActivityReader(source: DashboardStore) {
     },
     /** Starts the first count before anyone asks. */
     prefetch(now: number, since: number): void {
-      count(since, Math.floor(now / HOUR_MS) * HOUR_MS, now).catch(() => {});
+      count(since, Math.floor(now / HOUR) * HOUR, now).catch(() => {});
     },
     async read(now: number, since: number): Promise<InboxActivityBucket[]> {
-      const hourStart = Math.floor(now / HOUR_MS) * HOUR_MS;
+      const hourStart = Math.floor(now / HOUR) * HOUR;
       let known = closed && closed.since <= since && closed.until <= hourStart ? closed : await count(since, hourStart, now);
       if (known.until < hourStart) {
         // Hours that ended since the last count: only those (unless another read added them meanwhile).
         const from = known.until;
-        const added = await source.store.activity!({ since: from, until: hourStart, bucketMs: HOUR_MS });
+        const added = await source.store.activity!({ since: from, until: hourStart, bucketMs: HOUR });
         const latest: ClosedHours = closed ?? known;
         known = latest.until >= hourStart ? latest : { ...latest, until: hourStart, buckets: [...latest.buckets.filter((bucket) => bucket.start < from), ...added] };
         closed = known;
       }
       if (now - known.at >= CLOSED_HOURS_TTL_MS && !counting) count(since, hourStart, now).catch(() => {});
-      const current = await source.store.activity!({ since: hourStart, until: hourStart + HOUR_MS, bucketMs: HOUR_MS });
+      const current = await source.store.activity!({ since: hourStart, until: hourStart + HOUR, bucketMs: HOUR });
       return [...known.buckets.filter((bucket) => bucket.start >= since), ...current];
     },
   };
