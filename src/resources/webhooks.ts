@@ -253,6 +253,8 @@ const LATE_LOOK_MAX_MS = 10_000;
 
 type CleanupOutcome = 'removed' | 'none' | 'may-appear' | 'unchecked';
 
+const DELETED_LATER = `this client's next webhooks.create or webhooks.list within ${LATE_REGISTRATION_WATCH_MS / 60_000} minutes deletes it (elsewhere, delete one whose secret you do not hold)`;
+
 /** What the failed create's error adds to its message, so the caller knows whether to look again. */
 function cleanupNote(outcome: CleanupOutcome): string {
   switch (outcome) {
@@ -261,9 +263,9 @@ function cleanupNote(outcome: CleanupOutcome): string {
     case 'none':
       return '; no endpoint was registered by it';
     case 'may-appear':
-      return `; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: this client's next webhooks.create or webhooks.list within ${LATE_REGISTRATION_WATCH_MS / 60_000} minutes deletes it (elsewhere, delete one whose secret you do not hold)`;
+      return `; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: ${DELETED_LATER}`;
     case 'unchecked':
-      return `; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: this client's next webhooks.create or webhooks.list within ${LATE_REGISTRATION_WATCH_MS / 60_000} minutes deletes it (elsewhere, delete one whose secret you do not hold)`;
+      return `; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: ${DELETED_LATER}`;
   }
 }
 
