@@ -9,7 +9,7 @@ export * from './errors/index.ts';
 export * from './schemas/index.ts';
 
 export type { CallOptions, RetryMode, HttpMethod, RequestSpec, Requester } from './transport/types.ts';
-export type { RateLimiter, RateLimiterClient, AttemptFinished, AcquireBudget, TokenBucketOptions } from './transport/rate-limiter.ts';
+export { PauseOutlastsDeadline, type RateLimiter, type RateLimiterClient, type AttemptFinished, type AcquireBudget, type TokenBucketOptions } from './transport/rate-limiter.ts';
 export type { Logger } from './transport/logger.ts';
 export type { Clock } from './clock.ts';
 

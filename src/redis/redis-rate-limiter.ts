@@ -84,6 +84,8 @@ function positive(name: string, value: unknown): number {
 }
 
 class RedisRateLimiter implements RateLimiter {
+  /** Pauses and round trips are charged to the call's budget; pacing is not (shared-rate-limit.md). */
+  readonly honoursBudget = true;
   readonly #runner: ScriptRunner;
   readonly #args: { capacity: string; perMs: string };
   readonly #prefix: string;

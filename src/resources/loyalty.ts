@@ -201,9 +201,24 @@ export class LoyaltyResource {
     } catch (error) {
       // The write may have been processed: the caller repeats it safely only with the same key.
       if (error instanceof IntegrationError) Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true });
+      else if (options?.signal?.aborted) throw abortedWrite(path, idempotencyKey, options.signal.reason);
       throw error;
     }
   }
+}
+
+/**
+ * What an aborted write rejects with: an abort like the one the caller asked for (same name, the
+ * caller's reason as `cause`), carrying the key it was sent with. A new one per call, not the
+ * reason itself: one signal may abort several writes, each with its own key, and a reason may not
+ * take a property at all (a string).
+ */
+function abortedWrite(path: string, idempotencyKey: string, reason: unknown): DOMException {
+  const name = reason instanceof DOMException && reason.name === 'TimeoutError' ? 'TimeoutError' : 'AbortError';
+  const error = new DOMException(`POST ${path} was aborted; it may have been applied if its request had left: repeat it with this idempotency_key, never a new one`, name);
+  Object.defineProperty(error, 'cause', { value: reason, configurable: true, writable: true });
+  Object.defineProperty(error, 'idempotency_key', { value: idempotencyKey, enumerable: true });
+  return error;
 }
 
 /**

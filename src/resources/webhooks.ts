@@ -13,6 +13,7 @@ import {
   type WebhookTestResult,
 } from '../schemas/index.ts';
 import { InputChecks, segment } from '../transport/input-checks.ts';
+import { LATE_REGISTRATION_WATCH_MS, LateRegistrations, shapeKey } from './late-registrations.ts';
 import { neverReachedService } from '../transport/retry-policy.ts';
 import type { CallOptions, Requester } from '../transport/types.ts';
 
@@ -43,12 +44,15 @@ export class WebhooksResource {
   readonly #requester: Requester;
   readonly #clock: Clock;
   readonly #timeoutMs: () => number;
+  /** Failed creates of this client whose endpoint may still be registered. */
+  readonly #late: LateRegistrations;
 
   /** `timeoutMs`: the client's per-attempt time-out, the scale of the late look after a failed create. */
   constructor(requester: Requester, clock: Clock = systemClock, timeoutMs: () => number = () => 30_000) {
     this.#requester = requester;
     this.#clock = clock;
     this.#timeoutMs = timeoutMs;
+    this.#late = new LateRegistrations(clock);
   }
 
   /**
@@ -60,10 +64,12 @@ export class WebhooksResource {
    * deletes every endpoint with the same URL and events that was not listed before the create;
    * when the service may still be working on it (a time-out, a reset, 502, 504) and none is there
    * yet, it looks once more after a short delay (the attempt's `timeoutMs`, at most 10 s). Then it
-   * throws the original error, whose message says whether an endpoint may still appear (also if
-   * that clean-up fails: check `list()`, or call `create` again). Do not register one URL from
-   * several processes at once: another process's endpoint created at that very moment would be
-   * taken for ours.
+   * throws the original error, whose message says whether an endpoint may still appear. When one
+   * may (or the clean-up failed), this client remembers the failed call for 10 minutes: its next
+   * `create` or `list` deletes an endpoint with that URL and events that was not there when the
+   * failed call started and whose secret this client did not receive, so creating again ends with
+   * one endpoint. Do not register one URL from several processes at once: another process's
+   * endpoint created meanwhile would be taken for ours.
    *
    * @example
    * ```ts
@@ -79,22 +85,31 @@ export class WebhooksResource {
       // A create never deletes what was there: two endpoints may share a URL (the limit is the service's to enforce).
       const existing = await this.#endpointsBefore(options);
       const before = existing === undefined ? undefined : new Set(existing.map((endpoint) => endpoint.id));
+      const settled = this.#late.sending(input);
       try {
-        return await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+        const created = await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+        this.#late.received(created.id);
+        return created;
       } catch (error) {
         if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) {
           const outcome = await this.#removeOrphans(input, before, options, mayStillBeWorking(error));
+          if (outcome === 'may-appear' || outcome === 'unchecked') this.#late.expect(input, before);
           error.message += cleanupNote(outcome);
         }
         throw error;
+      } finally {
+        settled();
       }
     });
   }
 
-  /** The endpoints there before a create; none when the list is refused (401, 403), so the create throws its own error. */
+  /**
+   * The endpoints there before a create, without the late ones of this client's failed creates
+   * (deleted now); none when the list is refused (401, 403), so the create throws its own error.
+   */
   async #endpointsBefore(options: CallOptions | undefined): Promise<WebhookEndpoint[] | undefined> {
     try {
-      return await this.#list(options);
+      return await this.#withoutLateOrphans(await this.#list(options), options);
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return undefined;
       throw error;
@@ -112,7 +127,7 @@ export class WebhooksResource {
     const removeNow = async (): Promise<number> => {
       let removed = 0;
       for (const endpoint of await this.#list(cleanup)) {
-        if (before.has(endpoint.id) || !isLike(endpoint, input)) continue;
+        if (before.has(endpoint.id) || shapeKey(endpoint) !== shapeKey(input)) continue;
         await this.#delete(endpoint.id, cleanup);
         removed += 1;
       }
@@ -130,7 +145,33 @@ export class WebhooksResource {
   }
 
   /**
-   * GET /webhooks: the key's endpoints with `consecutive_failures` (never a secret).
+   * Deletes the endpoints of `listed` that this client's failed creates registered late (see
+   * `create`), and returns the others. One it cannot delete now stays listed, and is looked for
+   * again next time; the caller's abort ends the call.
+   */
+  async #withoutLateOrphans(listed: WebhookEndpoint[], options: CallOptions | undefined): Promise<WebhookEndpoint[]> {
+    const claims = this.#late.claim(listed);
+    if (claims.length === 0) return listed;
+    const gone = new Set<string>();
+    for (const claim of claims) {
+      try {
+        await this.#delete(claim.endpoint.id, options);
+        gone.add(claim.endpoint.id);
+      } catch (error) {
+        if (error instanceof IntegrationError && isNotFound(error)) {
+          gone.add(claim.endpoint.id);
+          continue;
+        }
+        claim.release();
+        if (options?.signal?.aborted) throw error;
+      }
+    }
+    return listed.filter((endpoint) => !gone.has(endpoint.id));
+  }
+
+  /**
+   * GET /webhooks: the key's endpoints with `consecutive_failures` (never a secret). An endpoint
+   * registered late by a failed `create` of this client (see there) is deleted, not listed.
    *
    * @example
    * ```ts
@@ -138,7 +179,7 @@ export class WebhooksResource {
    * ```
    */
   list(options?: CallOptions): Promise<WebhookEndpoint[]> {
-    return traceCall('webhooks.list', () => this.#list(options));
+    return traceCall('webhooks.list', async () => this.#withoutLateOrphans(await this.#list(options), options));
   }
 
   // Untraced: `create` lists and deletes as part of its own call (diagnostics: one call per method called).
@@ -212,6 +253,8 @@ const LATE_LOOK_MAX_MS = 10_000;
 
 type CleanupOutcome = 'removed' | 'none' | 'may-appear' | 'unchecked';
 
+const DELETED_LATER = `this client's next webhooks.create or webhooks.list within ${LATE_REGISTRATION_WATCH_MS / 60_000} minutes deletes it (elsewhere, delete one whose secret you do not hold)`;
+
 /** What the failed create's error adds to its message, so the caller knows whether to look again. */
 function cleanupNote(outcome: CleanupOutcome): string {
   switch (outcome) {
@@ -220,19 +263,10 @@ function cleanupNote(outcome: CleanupOutcome): string {
     case 'none':
       return '; no endpoint was registered by it';
     case 'may-appear':
-      return '; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: if it appears in webhooks.list() with no secret you hold, delete it';
+      return `; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: ${DELETED_LATER}`;
     case 'unchecked':
-      return '; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: check webhooks.list() and delete one whose secret you do not hold';
+      return `; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: ${DELETED_LATER}`;
   }
-}
-
-/** The same URL and the same set of events: what a create of `input` registers. */
-function isLike(endpoint: WebhookEndpoint, input: CreateWebhookInput): boolean {
-  return endpoint.url === input.url && eventSet(endpoint.events) === eventSet(input.events);
-}
-
-function eventSet(events: readonly string[]): string {
-  return [...new Set(events)].sort().join(',');
 }
 
 /**

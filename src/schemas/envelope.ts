@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 
 /** Spec 2.10: `{ error: { code, message, details? } }`; `details` is omitted, never null. */
 export const ErrorEnvelopeSchema = z.looseObject({
@@ -9,4 +10,4 @@ export const ErrorEnvelopeSchema = z.looseObject({
   }),
 });
 /** The error envelope of every non-2xx answer (spec 2.10). */
-export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
+export type ErrorEnvelope = KnownFields<z.infer<typeof ErrorEnvelopeSchema>>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { OrderSchema, OrderStatusChangeSchema, type Order, type OrderStatusChange } from './order.ts';
 
 /** Spec 6.1: the body of every delivery; `data` depends on `event`. */
@@ -13,7 +14,7 @@ export const EventEnvelopeSchema = z.looseObject({
 /** `data` of `webhook.test` (wire assumption). */
 export const WebhookTestDataSchema = z.looseObject({ webhook_id: z.string(), message: z.string() });
 /** `data` of a `webhook.test` delivery: the endpoint tested and a message. */
-export type WebhookTestData = z.infer<typeof WebhookTestDataSchema>;
+export type WebhookTestData = KnownFields<z.infer<typeof WebhookTestDataSchema>>;
 
 /** The `data` schema of each known event; any other event name is an unknown event. */
 export const EVENT_DATA_SCHEMAS = {
@@ -30,7 +31,6 @@ interface EventBase<Name, Data> {
   delivery_id: string;
   ts: number;
   data: Data;
-  [key: string]: unknown;
 }
 
 /** `order.created`: sent once per order, with the full order (spec 2.7) in `data`. Holds personal data. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 
 /** Spec 2.1: answer of GET /health. */
 export const HealthSchema = z.looseObject({
@@ -10,7 +11,7 @@ export const HealthSchema = z.looseObject({
   ts: z.string(),
 });
 /** Answer of `client.health()`: `{ status, merchant_id, store_ids, scopes, ts }` (an empty `store_ids` means every store). */
-export type Health = z.infer<typeof HealthSchema>;
+export type Health = KnownFields<z.infer<typeof HealthSchema>>;
 
 /** The scopes of spec part 5 (`orders:write` no longer exists). */
 export type Scope = 'catalog:write' | 'stock:write' | 'orders:read' | 'webhooks:manage' | 'loyalty:read' | 'loyalty:write';

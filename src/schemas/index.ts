@@ -1,3 +1,4 @@
+export * from './known-fields.ts';
 export * from './open-enum.ts';
 export * from './envelope.ts';
 export * from './health.ts';

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { openEnum } from './open-enum.ts';
 
 /** `results[].error` of a bulk answer: present only when `status` is `error`. */
@@ -7,4 +8,4 @@ export const ItemErrorSchema = z.looseObject({
   message: z.string(),
 });
 /** Why one item of a bulk write failed: `{ code, message }` (`VALIDATION_ERROR`, `FORBIDDEN_STORE`, `STORE_WRITE_FAILED`, `INTERNAL`, `PRODUCT_NOT_FOUND`, or a newer code). */
-export type ItemError = z.infer<typeof ItemErrorSchema>;
+export type ItemError = KnownFields<z.infer<typeof ItemErrorSchema>>;

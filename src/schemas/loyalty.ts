@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { openEnum } from './open-enum.ts';
 
 /** A loyalty customer, named by exactly one of `phone` or `external_id`. Loyalty never creates one. */
@@ -13,7 +14,7 @@ export const LoyaltyProgramSchema = z.looseObject({
   currency_per_point: z.number(),
 });
 /** The merchant's loyalty program, from `client.loyalty.program()`. */
-export type LoyaltyProgram = z.infer<typeof LoyaltyProgramSchema>;
+export type LoyaltyProgram = KnownFields<z.infer<typeof LoyaltyProgramSchema>>;
 
 /** A loyalty customer as the loyalty answers show it. */
 export const LoyaltyCustomerSchema = z.looseObject({
@@ -23,7 +24,7 @@ export const LoyaltyCustomerSchema = z.looseObject({
   external_id: z.nullable(z.string()),
 });
 /** A loyalty customer: `{ id, name, phone, external_id }` (personal data). */
-export type LoyaltyCustomer = z.infer<typeof LoyaltyCustomerSchema>;
+export type LoyaltyCustomer = KnownFields<z.infer<typeof LoyaltyCustomerSchema>>;
 
 /** Wire shape of GET /loyalty/balance (wire assumption). */
 export const LoyaltyBalanceSchema = z.looseObject({
@@ -32,7 +33,7 @@ export const LoyaltyBalanceSchema = z.looseObject({
   program_id: z.string(),
 });
 /** A customer's balance, from `client.loyalty.balance(customer)`. */
-export type LoyaltyBalance = z.infer<typeof LoyaltyBalanceSchema>;
+export type LoyaltyBalance = KnownFields<z.infer<typeof LoyaltyBalanceSchema>>;
 
 /** One entry of a statement or a points write (wire assumption). */
 export const LoyaltyEntrySchema = z.looseObject({
@@ -44,7 +45,7 @@ export const LoyaltyEntrySchema = z.looseObject({
   idempotency_key: z.nullable(z.string()),
 });
 /** One points movement: `type` is `credit`, `debit`, `redeem` or a newer value. */
-export type LoyaltyEntry = z.infer<typeof LoyaltyEntrySchema>;
+export type LoyaltyEntry = KnownFields<z.infer<typeof LoyaltyEntrySchema>>;
 
 /** Wire shape of GET /loyalty/statement (wire assumption). */
 export const LoyaltyStatementSchema = z.looseObject({
@@ -53,12 +54,12 @@ export const LoyaltyStatementSchema = z.looseObject({
   entries: z.array(LoyaltyEntrySchema),
 });
 /** Balance and entries, newest first, from `client.loyalty.statement(customer)`. */
-export type LoyaltyStatement = z.infer<typeof LoyaltyStatementSchema>;
+export type LoyaltyStatement = KnownFields<z.infer<typeof LoyaltyStatementSchema>>;
 
 /** Answer of POST /loyalty/points and /loyalty/points/debit: the entry and the new balance in points. */
 export const PointsResultSchema = z.looseObject({ entry: LoyaltyEntrySchema, balance: z.number() });
 /** Answer of `credit` / `debit`: the entry written (or found again by its `idempotency_key`) and the new balance. */
-export type PointsResult = z.infer<typeof PointsResultSchema>;
+export type PointsResult = KnownFields<z.infer<typeof PointsResultSchema>>;
 
 /** Wire shape of POST /loyalty/coupons/validate (wire assumption). */
 export const CouponValidationSchema = z.looseObject({
@@ -72,14 +73,14 @@ export const CouponValidationSchema = z.looseObject({
   discount: z.number(),
 });
 /** Answer of `client.loyalty.validateCoupon(input)`: the coupon and the discount it would give. */
-export type CouponValidation = z.infer<typeof CouponValidationSchema>;
+export type CouponValidation = KnownFields<z.infer<typeof CouponValidationSchema>>;
 
 /** Wire shape of POST /loyalty/coupons/redeem (wire assumption). */
 export const CouponRedemptionSchema = z.looseObject({
   redemption: z.looseObject({ id: z.string(), code: z.string(), discount: z.number(), created_at: z.string() }),
 });
 /** Answer of `client.loyalty.redeemCoupon(input)`. */
-export type CouponRedemption = z.infer<typeof CouponRedemptionSchema>;
+export type CouponRedemption = KnownFields<z.infer<typeof CouponRedemptionSchema>>;
 
 /** Body of a points credit or debit. `points` is a whole number above 0. */
 export type PointsInput = CustomerRef & {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { openEnum } from './open-enum.ts';
 
 /** Values seen in payloads and used by the sandbox; any other string is accepted. */
@@ -24,7 +25,7 @@ export const AddressSchema = z.looseObject({
   state: z.string(),
 });
 /** A postal address of spec 2.7 (personal data). */
-export type Address = z.infer<typeof AddressSchema>;
+export type Address = KnownFields<z.infer<typeof AddressSchema>>;
 
 /** One order line of spec 2.7. */
 export const OrderItemSchema = z.looseObject({
@@ -38,7 +39,7 @@ export const OrderItemSchema = z.looseObject({
   line_total: z.number(),
 });
 /** One order line: the product key (`external_id`), quantities, prices, variations and addons. */
-export type OrderItem = z.infer<typeof OrderItemSchema>;
+export type OrderItem = KnownFields<z.infer<typeof OrderItemSchema>>;
 
 /** Spec 2.7: the full order, as sent in `order.created` and read back by GET /orders. */
 export const OrderSchema = z.looseObject({
@@ -74,7 +75,7 @@ export const OrderSchema = z.looseObject({
   metadata: z.looseObject({}),
 });
 /** The full order of spec 2.7 (`updated_at` on reads). Holds personal data in `customer` and `delivery`: do not log it whole. */
-export type Order = z.infer<typeof OrderSchema>;
+export type Order = KnownFields<z.infer<typeof OrderSchema>>;
 
 /** Spec 2.8: the summary sent in `order.status_changed`; it carries no items. */
 export const OrderStatusChangeSchema = z.looseObject({
@@ -86,4 +87,4 @@ export const OrderStatusChangeSchema = z.looseObject({
   store_id: z.string(),
 });
 /** The summary sent with `order.status_changed`: previous and new status, no items. */
-export type OrderStatusChange = z.infer<typeof OrderStatusChangeSchema>;
+export type OrderStatusChange = KnownFields<z.infer<typeof OrderStatusChangeSchema>>;

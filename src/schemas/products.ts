@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { ItemErrorSchema } from './item-result.ts';
 import { openEnum } from './open-enum.ts';
 
@@ -34,7 +35,7 @@ export const ProductResultSchema = z.looseObject({
   error: z.optional(ItemErrorSchema),
 });
 /** The result of one product item: `{ index, external_id, status, error? }`, `index` its position in the whole input. */
-export type ProductResult = z.infer<typeof ProductResultSchema>;
+export type ProductResult = KnownFields<z.infer<typeof ProductResultSchema>>;
 
 /** Spec 2.4: answer of POST /products/bulk (200 also when items failed). */
 export const BulkUpsertResponseSchema = z.looseObject({
@@ -43,4 +44,4 @@ export const BulkUpsertResponseSchema = z.looseObject({
   results: z.array(ProductResultSchema),
 });
 /** The service's answer to one POST /products/bulk request. */
-export type BulkUpsertResponse = z.infer<typeof BulkUpsertResponseSchema>;
+export type BulkUpsertResponse = KnownFields<z.infer<typeof BulkUpsertResponseSchema>>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { ItemErrorSchema } from './item-result.ts';
 import { openEnum } from './open-enum.ts';
 
@@ -22,7 +23,7 @@ export const StockResultSchema = z.looseObject({
   error: z.optional(ItemErrorSchema),
 });
 /** The result of one stock item: `{ index, external_id, store_id, status, error? }`. */
-export type StockItemResult = z.infer<typeof StockResultSchema>;
+export type StockItemResult = KnownFields<z.infer<typeof StockResultSchema>>;
 
 /** Answer of PATCH /stock (wire assumption; 200 also when items failed). */
 export const StockResponseSchema = z.looseObject({
@@ -31,4 +32,4 @@ export const StockResponseSchema = z.looseObject({
   results: z.array(StockResultSchema),
 });
 /** The service's answer to one PATCH /stock request. */
-export type StockResponse = z.infer<typeof StockResponseSchema>;
+export type StockResponse = KnownFields<z.infer<typeof StockResponseSchema>>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { KnownFields } from './known-fields.ts';
 import { openEnum } from './open-enum.ts';
 
 /** Event names a webhook endpoint can subscribe to (wire assumption: others are rejected at registration). */
@@ -15,7 +16,7 @@ export const CreatedWebhookSchema = z.looseObject({
   created_at: z.string(),
 });
 /** Answer of `client.webhooks.create`: the endpoint and its `secret`, shown this once. */
-export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+export type CreatedWebhook = KnownFields<z.infer<typeof CreatedWebhookSchema>>;
 
 /** One element of GET /webhooks (never a secret). */
 export const WebhookEndpointSchema = z.looseObject({
@@ -27,7 +28,7 @@ export const WebhookEndpointSchema = z.looseObject({
   created_at: z.string(),
 });
 /** A registered endpoint, from `client.webhooks.list()` (never its secret). */
-export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+export type WebhookEndpoint = KnownFields<z.infer<typeof WebhookEndpointSchema>>;
 
 /** Wire shape of GET /webhooks: `{ data: WebhookEndpoint[] }`. */
 export const WebhookEndpointListSchema = z.looseObject({ data: z.array(WebhookEndpointSchema) });
@@ -49,7 +50,7 @@ export const WebhookDeliverySchema = z.looseObject({
   next_attempt_at: z.nullable(z.string()),
 });
 /** One record of the delivery log, from `client.webhooks.deliveries(id)`; never the payload. */
-export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+export type WebhookDelivery = KnownFields<z.infer<typeof WebhookDeliverySchema>>;
 
 /** Wire shape of GET /webhooks/{id}/deliveries: `{ data: WebhookDelivery[] }`. */
 export const WebhookDeliveryListSchema = z.looseObject({ data: z.array(WebhookDeliverySchema) });
@@ -57,4 +58,4 @@ export const WebhookDeliveryListSchema = z.looseObject({ data: z.array(WebhookDe
 /** 202 answer of POST /webhooks/{id}/test. */
 export const WebhookTestResultSchema = z.looseObject({ delivery_id: z.string() });
 /** Answer of `client.webhooks.test(id)`: the id of the `webhook.test` delivery. */
-export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;
+export type WebhookTestResult = KnownFields<z.infer<typeof WebhookTestResultSchema>>;

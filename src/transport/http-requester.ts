@@ -13,6 +13,7 @@ import { resolveCallOptions, type ResolvedCallOptions } from './call-options.ts'
 import { raceAbort, sleep, type Clock } from '../clock.ts';
 import { errorFromAnswer, type Answer } from './error-from-answer.ts';
 import type { Logger } from './logger.ts';
+import { Deadline } from './deadline.ts';
 import { PauseOutlastsDeadline, type AcquireBudget, type AttemptFinished, type RateLimiter } from './rate-limiter.ts';
 import { validateResponse } from './response-issues.ts';
 import { parseRetryAfter } from './retry-after.ts';
@@ -159,16 +160,8 @@ export class HttpRequester implements Requester {
   ): Promise<T> {
     const { clock } = this.#settings;
     const attemptTimeoutMs = Math.min(call.timeoutMs, budget.remaining());
-    // One controller per attempt, for the deadline and the caller's signal (forwarded by a listener:
-    // `AbortSignal.any` costs more per call); which one fired is read from the caller's signal below.
-    const deadline = new AbortController();
-    const cancelDeadline = clock.setTimeout(() => deadline.abort(new DOMException(`no complete answer within ${attemptTimeoutMs} ms`, 'TimeoutError')), attemptTimeoutMs);
-    const userSignal = call.signal;
-    const onUserAbort = userSignal === undefined ? undefined : () => deadline.abort(userSignal.reason);
-    if (userSignal !== undefined) {
-      if (userSignal.aborted) deadline.abort(userSignal.reason);
-      else userSignal.addEventListener('abort', onUserAbort!, { once: true });
-    }
+    // Which one fired, the deadline or the caller's signal, is read from the caller's signal below.
+    const deadline = new Deadline(clock, attemptTimeoutMs, call.signal, () => new DOMException(`no complete answer within ${attemptTimeoutMs} ms`, 'TimeoutError'));
     const startedAt = clock.now();
     let answer: Answer;
     try {
@@ -187,8 +180,7 @@ export class HttpRequester implements Requester {
     } finally {
       // The answer is in (or the attempt failed): a bucket that waits for it may start refilling.
       attemptFinished?.();
-      cancelDeadline();
-      if (onUserAbort !== undefined) userSignal!.removeEventListener('abort', onUserAbort);
+      deadline.dispose();
       budget.spend(clock.now() - startedAt);
     }
     if (traced !== undefined) traced.status = answer.status;
@@ -254,16 +246,32 @@ export class HttpRequester implements Requester {
    * only spend the caller's deadline.
    */
   async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
+    const { clock, limiter } = this.#settings;
+    // A limiter that does not honour the budget cannot tell us a 429 pause (another client's,
+    // through it) from pacing: its whole wait is charged, and its signal aborts at the deadline.
+    const budgetLeftMs = budget.remaining();
+    const deadline = limiter.honoursBudget === true ? undefined : new Deadline(clock, budgetLeftMs, call.signal, () => new DOMException(`no token within ${budgetLeftMs} ms`, 'TimeoutError'));
+    const queuedAt = clock.now();
     try {
       // The client's own pause, for a custom limiter that does not read the budget.
-      const ownPauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
-      if (ownPauseLeftMs > 0 && ownPauseLeftMs >= budget.remaining()) throw new PauseOutlastsDeadline(ownPauseLeftMs);
-      return await this.#settings.limiter.acquire(call.signal, budget);
+      const ownPauseLeftMs = this.#pausedUntil - clock.now();
+      if (ownPauseLeftMs > 0 && ownPauseLeftMs >= budgetLeftMs) throw new PauseOutlastsDeadline(ownPauseLeftMs);
+      if (deadline === undefined) return await limiter.acquire(call.signal, budget);
+      const granted = limiter.acquire(deadline.signal, budget);
+      // A token handed out after the call gave up (a limiter deaf to its signal) goes back at once.
+      granted.then((finished) => deadline.signal.aborted && finished?.(), () => {});
+      return await raceAbort(granted, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw error;
+      if (deadline?.expired) throw new AbortError(lastError ?? queuedPastDeadline(clock.now() - queuedAt, call, request));
       if (error instanceof PauseOutlastsDeadline) throw new AbortError(lastError ?? pausedPastDeadline(error.pauseLeftMs, budget, request));
       if (error instanceof IntegrationError) throw new AbortError(error);
       throw error;
+    } finally {
+      if (deadline !== undefined) {
+        deadline.dispose();
+        budget.spend(clock.now() - queuedAt);
+      }
     }
   }
 
@@ -289,6 +297,17 @@ function pausedPastDeadline(pauseLeftMs: number, budget: Budget, request: { meth
     requestMethod: request.method,
     requestPath: request.path,
     retryAfterMs: Math.ceil(pauseLeftMs),
+  });
+}
+
+/** A limiter that does not honour the budget held the first attempt past the call's deadline: `RateLimitError`, not sent. */
+function queuedPastDeadline(waitedMs: number, call: ResolvedCallOptions, request: { method: string; path: string }): RateLimitError {
+  return new RateLimitError({
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: `the rate limiter held ${request.method} ${request.path} for ${Math.round(waitedMs)} ms, until its totalTimeoutMs (${call.totalTimeoutMs} ms) ran out; not sent`,
+    requestMethod: request.method,
+    requestPath: request.path,
   });
 }
 

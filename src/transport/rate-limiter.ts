@@ -23,6 +23,16 @@ export interface RateLimiter {
    * {@link AcquireBudget}).
    */
   acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<void | AttemptFinished>;
+  /**
+   * `true` when `acquire` keeps the call's deadline itself through `budget`: it charges a 429 pause
+   * it makes a call wait out (`budget.spend`) and throws {@link PauseOutlastsDeadline} rather than
+   * start one that ends past `budget.remaining()`. Its pacing is then free: the client neither cuts
+   * nor charges the wait. Left out, the client cannot tell pacing from a pause another client met
+   * through this limiter, so the whole wait counts against the call's `totalTimeoutMs`, and the
+   * `signal` given to `acquire` aborts when that runs out (the call then rejects with
+   * `RateLimitError`, or its last error on a retry).
+   */
+  readonly honoursBudget?: boolean;
   /** The service answered 429: let no request through for `ms`. */
   pause(ms: number): void;
   /**
@@ -60,7 +70,26 @@ export interface AcquireBudget {
 
 /**
  * Thrown by `acquire` when the key's 429 pause ends after the call's budget: waiting could only end
- * past the deadline. The client turns it into `RateLimitError` (nothing is sent).
+ * past the deadline. The client turns it into `RateLimitError` (nothing is sent), with
+ * `retryAfterMs` the pause left, or into the call's last error on a retry.
+ *
+ * @example
+ * ```ts
+ * import { PauseOutlastsDeadline, type RateLimiter } from 'integration-sdk';
+ *
+ * let pausedUntil = 0;
+ * const limiter: RateLimiter = {
+ *   honoursBudget: true,
+ *   async acquire(signal, budget) {
+ *     const pauseMs = pausedUntil - Date.now();
+ *     if (pauseMs <= 0) return;
+ *     if (budget && pauseMs >= budget.remaining()) throw new PauseOutlastsDeadline(pauseMs);
+ *     budget?.spend(pauseMs);
+ *     await new Promise((resolve) => setTimeout(resolve, pauseMs)); // (honour `signal` too)
+ *   },
+ *   pause: (ms) => void (pausedUntil = Math.max(pausedUntil, Date.now() + ms)),
+ * };
+ * ```
  */
 export class PauseOutlastsDeadline extends Error {
   readonly pauseLeftMs: number;
@@ -108,6 +137,7 @@ interface Waiter {
  * calls per fixed interval, so it cannot let a burst through and then pace, and has no 429 pause.
  */
 export class TokenBucket implements RateLimiter {
+  readonly honoursBudget = true;
   readonly #capacity: number;
   readonly #tokensPerMs: number;
   readonly #clock: Clock;
@@ -241,6 +271,7 @@ export class TokenBucket implements RateLimiter {
  * `Retry-After` has passed (otherwise each call would meet its own 429).
  */
 export class PauseOnlyLimiter implements RateLimiter {
+  readonly honoursBudget = true;
   readonly #clock: Clock;
   #pausedUntil = 0;
 

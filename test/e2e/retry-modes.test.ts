@@ -133,7 +133,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     expect((error as Error).message).toContain('deleted (no orphan)');
   });
 
-  test('registered after both looks: the error says an endpoint may still appear, and a later create deletes nothing', async () => {
+  test('registered after both looks: the error says an endpoint may still appear, and another client’s later create deletes nothing', async () => {
     const { sandbox } = await scriptedSandbox();
     const { client: admin } = clientFor(sandbox);
     const same = (await admin.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created', 'order.status_changed'] })).id;
@@ -150,6 +150,45 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     expect(listed).toHaveLength(2);
     const again = await admin.webhooks.create({ url: input.url, events: ['order.status_changed', 'order.created'] });
     expect((await admin.webhooks.list()).map((endpoint) => endpoint.id)).toEqual(expect.arrayContaining([same, again.id]));
+  });
+
+  test('registered after both looks: the same client’s next create deletes it first, and the caller ends with one endpoint', async () => {
+    const { sandbox } = await scriptedSandbox();
+    const slow = slowToRegister(sandbox, 2);
+    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    const input = { url: 'http://127.0.0.1:9/late', events: ['order.created' as const] };
+    const error = await rejectionOf(client.webhooks.create(input));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toMatch(/may still register one: this client's next webhooks.create or webhooks.list within 10 minutes deletes it/);
+    await slow.registered();
+    const { client: admin } = clientFor(sandbox);
+    const [late] = await admin.webhooks.list();
+    expect(late).toMatchObject(input); // the service did register it, after the client gave up
+
+    const again = await client.webhooks.create(input);
+    expect((await admin.webhooks.list()).map((endpoint) => endpoint.id)).toEqual([again.id]);
+    expect(again.id).not.toBe(late!.id);
+  });
+
+  test('registered after the client created again: its next list deletes the late one, keeping the one it holds the secret of and one there before', async () => {
+    const { sandbox } = await scriptedSandbox();
+    const input = { url: 'http://127.0.0.1:9/late', events: ['order.created' as const, 'order.status_changed' as const] };
+    const { client: admin } = clientFor(sandbox);
+    const before = await admin.webhooks.create(input); // same URL and events, registered on purpose earlier
+    // The failed create's two looks, the next create's own look, a list: only then does the service register the held one.
+    const slow = slowToRegister(sandbox, 4);
+    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    expect(await rejectionOf(client.webhooks.create(input))).toBeInstanceOf(TimeoutError);
+    const again = await client.webhooks.create({ ...input, events: ['order.status_changed', 'order.created'] });
+    expect((await client.webhooks.list()).map((endpoint) => endpoint.id)).toEqual([before.id, again.id]);
+    await slow.registered();
+    const all = (await admin.webhooks.list()).map((endpoint) => endpoint.id);
+    expect(all.slice(0, 2)).toEqual([before.id, again.id]); // the late one is listed last, after the one the client holds
+
+    expect((await client.webhooks.list()).map((endpoint) => endpoint.id)).toEqual([before.id, again.id]);
+    expect((await admin.webhooks.list()).map((endpoint) => endpoint.id)).toEqual([before.id, again.id]);
+    // Settled: a later list of the same client deletes nothing more.
+    expect(await client.webhooks.list()).toHaveLength(2);
   });
 
   test('webhooks.test with a lost answer: not repeated, exactly one test delivery', async () => {

@@ -372,6 +372,17 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       }
     });
 
+    it('pacing is not: a call queued for a token longer than its totalTimeoutMs still goes (the limiter honours the budget)', async () => {
+      const keyId = freshKey();
+      const service = fakeService(json(200, HEALTH));
+      const client = makeClient(service.fetch, { apiKey: `service_${keyId}_${SECRET}`, rateLimit: redisRateLimiter({ redis, requestsPerMinute: 60, burst: 1 }) });
+      await client.health();
+      // The bucket is empty: the next token comes about 1 s later, three times this call's budget.
+      await expect(client.health({ totalTimeoutMs: 300, timeoutMs: 300 })).resolves.toEqual(HEALTH);
+      expect(service.requests).toHaveLength(2);
+      expect(service.requests[1]!.at - service.requests[0]!.at).toBeGreaterThanOrEqual(900);
+    });
+
     it('a pause shorter than the deadline is waited out and counted: the attempt after it has only the rest', async () => {
       const keyId = freshKey();
       const apiKey = `service_${keyId}_${SECRET}`;

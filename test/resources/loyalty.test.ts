@@ -51,6 +51,54 @@ describe('the key on errors after the request left (14.2)', () => {
   });
 });
 
+describe('an aborted loyalty write rejects with the key it sent (26.18)', () => {
+  const abortable: [string, (client: IntegrationClient, signal: AbortSignal) => Promise<unknown>][] = [
+    ['credit', (c, signal) => c.loyalty.credit({ phone: PHONE, points: 50 }, { signal })],
+    ['debit', (c, signal) => c.loyalty.debit({ phone: PHONE, points: 5 }, { signal })],
+    ['redeemCoupon', (c, signal) => c.loyalty.redeemCoupon({ code: 'WELCOME10', phone: PHONE, store_id: 's1' }, { signal })],
+  ];
+  /** Every request reaches the service and is never answered: the write may have been applied. */
+  const unanswered = () => fakeService(() => new Promise<Response>(() => {}));
+  /** Resolves once the service has received `count` requests. */
+  const received = async (service: { requests: unknown[] }, count: number) => {
+    while (service.requests.length < count) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it.each(abortable)('%s: aborted while its request is out: an AbortError carrying the key, your reason as its cause', async (_name, write) => {
+    const service = unanswered();
+    const controller = new AbortController();
+    const outcome = write(makeClient(service.fetch, { randomUUID: () => 'made-key-4' }), controller.signal).catch((e: unknown) => e);
+    await received(service, 1);
+    const reason = new Error('shutting down');
+    controller.abort(reason);
+    const error = (await outcome) as DOMException & { idempotency_key?: string };
+    expect(error).toBeInstanceOf(DOMException);
+    expect(error.name).toBe('AbortError');
+    expect(error.cause).toBe(reason);
+    expect(error.idempotency_key).toBe('made-key-4');
+    expect((service.requests[0]!.body as { idempotency_key: string }).idempotency_key).toBe('made-key-4');
+    // A cancellation is the caller's decision, not a failure to repeat blindly: no IntegrationError.
+    expect(error).not.toBeInstanceOf(IntegrationError);
+  });
+
+  it('one signal aborting two credits: each error carries its own key; AbortSignal.timeout keeps its TimeoutError name', async () => {
+    const service = unanswered();
+    const controller = new AbortController();
+    let made = 0;
+    const client = makeClient(service.fetch, { randomUUID: () => `made-key-${(made += 1)}` });
+    const first = client.loyalty.credit({ phone: PHONE, points: 1 }, { signal: controller.signal }).catch((e: unknown) => e);
+    const second = client.loyalty.credit({ phone: PHONE, points: 2 }, { signal: controller.signal }).catch((e: unknown) => e);
+    await received(service, 2);
+    controller.abort();
+    const errors = (await Promise.all([first, second])) as (DOMException & { idempotency_key?: string })[];
+    expect(errors.map((error) => [error.name, error.idempotency_key])).toEqual([['AbortError', 'made-key-1'], ['AbortError', 'made-key-2']]);
+    expect(errors[0]!.cause).toBe(controller.signal.reason);
+
+    const timedOut = (await client.loyalty.credit({ phone: PHONE, points: 3, idempotency_key: 'order-7' }, { signal: AbortSignal.timeout(20) }).catch((e: unknown) => e)) as DOMException & { idempotency_key?: string };
+    expect([timedOut.name, timedOut.idempotency_key]).toEqual(['TimeoutError', 'order-7']);
+  });
+});
+
 describe('what a loyalty write checks is what it sends', () => {
   it.each([
     ['credit', (c: IntegrationClient, input: never) => c.loyalty.credit(input)],

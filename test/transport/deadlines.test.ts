@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InternalServerError, RateLimitError, ServiceUnavailableError, TimeoutError } from '../../src/index.ts';
+import { InternalServerError, PauseOutlastsDeadline, RateLimitError, ServiceUnavailableError, TimeoutError, type AcquireBudget, type RateLimiter } from '../../src/index.ts';
 import { TokenBucket } from '../../src/transport/rate-limiter.ts';
 import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
 
@@ -172,6 +172,92 @@ describe('a 429 pause counts against every call’s deadline, whoever met it', (
     const { error, settledAt } = await timed(client.health({ totalTimeoutMs: 3000 }));
     expect(error).toBeInstanceOf(TimeoutError);
     expect(settledAt! - start).toBe(3000); // the rest of the pause, then what is left: not the pause + 3 s
+  });
+});
+
+describe('a user-written limiter shared by two clients keeps each call’s deadline', () => {
+  // The client cannot tell such a limiter's pacing from a 429 pause another client met through it:
+  // its whole wait counts, and the signal it is given aborts when the call's budget runs out.
+  const limited = () => fakeService(envelope(429, 'RATE_LIMITED', undefined, { 'retry-after': '5' }));
+
+  /** What a user writes: holds every call until a pause it was told of has passed; knows nothing of budgets. */
+  function naiveLimiter(options: { hearsSignal: boolean } = { hearsSignal: true }) {
+    let pausedUntil = 0;
+    const signals: (AbortSignal | undefined)[] = [];
+    let released = 0;
+    const limiter: RateLimiter = {
+      acquire(signal) {
+        signals.push(signal);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve(() => void (released += 1)), Math.max(0, pausedUntil - Date.now()));
+          if (options.hearsSignal) signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        });
+      },
+      pause(ms) {
+        pausedUntil = Math.max(pausedUntil, Date.now() + ms);
+      },
+    };
+    return { limiter, signals, released: () => released };
+  }
+
+  it('another client’s 429 pause: the signal given to acquire aborts at the deadline and the call rejects then, not 4 s later', async () => {
+    const shared = naiveLimiter();
+    await timed(makeClient(limited().fetch, { rateLimit: shared.limiter }).health({ totalTimeoutMs: 1000 }));
+    const service = fakeService(json(200, HEALTH));
+    const start = Date.now();
+    const { error, settledAt } = await timed(makeClient(service.fetch, { rateLimit: shared.limiter }).health({ totalTimeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as Error).message).toMatch(/totalTimeoutMs \(1000 ms\).*not sent/);
+    expect(settledAt! - start).toBe(1000);
+    expect(shared.signals.at(-1)?.aborted).toBe(true);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('a limiter that ignores its signal too: the call still rejects at the deadline, and the token it hands out late is given back', async () => {
+    const shared = naiveLimiter({ hearsSignal: false });
+    await timed(makeClient(limited().fetch, { rateLimit: shared.limiter }).health({ totalTimeoutMs: 1000 }));
+    const service = fakeService(json(200, HEALTH));
+    const start = Date.now();
+    const { error, settledAt } = await timed(makeClient(service.fetch, { rateLimit: shared.limiter }).health({ totalTimeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(settledAt! - start).toBe(1000);
+    const before = shared.released();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(shared.released()).toBe(before + 1);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('a wait that ends within the budget is charged: the attempt after it has only the rest', async () => {
+    const shared = naiveLimiter();
+    shared.limiter.pause(600);
+    const { error, settledAt } = await timed(makeClient(fakeService(silent).fetch, { rateLimit: shared.limiter, maxRetries: 0 }).health({ totalTimeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('totalTimeoutMs');
+    expect(settledAt).toBe(1000);
+  });
+
+  it('a limiter that says it honours the budget keeps its pacing free: its wait is neither cut nor charged', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const pacing: RateLimiter = { honoursBudget: true, acquire: () => new Promise((resolve) => setTimeout(resolve, 3000)), pause: () => {} };
+    const { value, settledAt } = await timed(makeClient(service.fetch, { rateLimit: pacing }).health({ totalTimeoutMs: 1000 }));
+    expect(value).toEqual(HEALTH);
+    expect(settledAt).toBe(3000);
+  });
+
+  it('PauseOutlastsDeadline, exported for custom limiters: RateLimitError with the pause left, nothing sent', async () => {
+    const service = fakeService(json(200, HEALTH));
+    const refusing: RateLimiter = {
+      honoursBudget: true,
+      acquire: async (_signal, budget?: AcquireBudget) => {
+        throw new PauseOutlastsDeadline(budget!.remaining() + 2000);
+      },
+      pause: () => {},
+    };
+    const { error, settledAt } = await timed(makeClient(service.fetch, { rateLimit: refusing }).health({ totalTimeoutMs: 1000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfterMs).toBe(3000);
+    expect(settledAt).toBe(0);
+    expect(service.requests).toHaveLength(0);
   });
 });
 
