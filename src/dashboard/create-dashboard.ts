@@ -165,11 +165,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return c.html(await body, status);
   };
   const actionOf = (method: string, path: string): DashboardAction => {
-    if (method !== 'POST') return 'view';
     const local = path.slice(base.length);
-    if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
+    // An action's confirmation page is asked for as the action: no form for who may not send it.
     if (/^\/retry-dead\/?$/.test(local)) return 'retry-dead';
     if (/^\/purge\/?$/.test(local)) return 'purge';
+    if (method !== 'POST') return 'view';
+    if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
     if (/^\/service\/test\/?$/.test(local)) return 'webhook-test';
     return 'view';
   };

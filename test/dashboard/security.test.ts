@@ -148,6 +148,10 @@ describe('signing in', () => {
     expect(response.status).toBe(403);
     expect(asked).toContain('retry');
     expect((await inbox.entry(hostileId))?.status).toBe('dead');
+    // The confirmation pages of retry-dead and purge are asked for as those actions.
+    expect((await viewer.fetch(new Request('http://dash.test/purge?days=1'))).status).toBe(403);
+    expect((await viewer.fetch(new Request('http://dash.test/retry-dead'))).status).toBe(403);
+    expect(asked).toEqual(expect.arrayContaining(['purge', 'retry-dead']));
     const nobody = createDashboard({ inbox, auth: { authorize: () => false } });
     expect((await nobody.fetch(new Request('http://dash.test/'))).status).toBe(401);
   });
