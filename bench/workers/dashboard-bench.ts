@@ -93,6 +93,9 @@ const PAGES: Record<string, string> = {
   search_delivery_id: `/entries?q=dlv-${pad(middle)}`,
   entry: `/entries/dlv-${pad(N - 10)}`,
   retry_dead_confirm: '/retry-dead',
+  // The dead entries of the 6 days before the last: counted, and the first 500 listed with their orders.
+  purge_confirm: '/purge?days=1',
+  api_entry: `/api/entries/dlv-${pad(N - 10)}`,
   api_stats: '/api/stats',
   api_entries: '/api/entries?status=dead&limit=100',
 };

@@ -63,7 +63,9 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
   const client = hasKey ? clientFrom(options) : undefined;
   const sync = options.state === undefined ? undefined : await openSync(options.state, client);
   const token = chosen ?? randomBytes(24).toString('base64url');
-  const dashboard = createDashboard({ inbox, client, sync, auth: { token } });
+  // The random token is printed: its link signs in once, so that the link in scrollback or a log
+  // lets nobody else in. A token of the operator's own signs in as often as asked.
+  const dashboard = createDashboard({ inbox, client, sync, auth: { token, signInOnce: chosen === undefined } });
   const server = createServer(dashboard.node);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -75,7 +77,7 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
   if (chosen === undefined) {
-    console.log(`Dashboard on ${url}\nOpen it with this one-time link (it signs you in and leaves the address bar):\n  ${url}?token=${token}`);
+    console.log(`Dashboard on ${url}\nOpen it with this one-time link (it signs you in once and leaves the address bar):\n  ${url}?token=${token}`);
   } else {
     console.log(`Dashboard on ${url}\nSign in once with ${url}?token=<your token> (from ${options.tokenFile ?? 'DASHBOARD_TOKEN'}).`);
   }

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { ConfigurationError } from '../errors/integration-error.ts';
 import type { Inbox } from '../inbox/create-inbox.ts';
 import type { InboxEntryStatus } from '../inbox/store.ts';
-import { createAuth, CSRF_COOKIE, cookieHeader, cookieOf, sameSecret, type DashboardAction, type DashboardAuth } from './auth.ts';
+import { registerActionRoutes, type DashboardEnv as Env } from './action-routes.ts';
+import { createAuth, CSRF_COOKIE, cookieHeader, cookieOf, type DashboardAction, type DashboardAuth } from './auth.ts';
 import {
   createActivityReader,
   csvField,
@@ -24,8 +24,9 @@ import {
   type DashboardSync,
   type EntriesQuery,
 } from './data.ts';
-import { payloadForDisplay } from './personal-data.ts';
-import { confirmRetryDeadPage, entriesPage, entryPage, messagePage, overviewPage, servicePage, syncPage, type PageFrame } from './pages.ts';
+import { payloadForDisplay, payloadView } from './personal-data.ts';
+import { entriesPage, entryPage, messagePage, overviewPage, servicePage, syncPage, type PageFrame } from './pages.ts';
+import { linkUsedPage, signInPage } from './sign-in-pages.ts';
 import { STYLESHEET } from './style.ts';
 
 /** Options of {@link createDashboard}. */
@@ -49,6 +50,11 @@ export interface DashboardOptions {
   showPersonalData?: boolean;
   /** Where it is mounted, e.g. `/integration`. @default '' (the root) */
   basePath?: string;
+  /**
+   * How long a `{ token }` sign-in lasts, in hours: each sign-in starts a fresh random session in
+   * this process, which ends then or when its user signs out. @default 12
+   */
+  sessionHours?: number;
 }
 
 /** The dashboard's handlers: {@link createDashboard}. */
@@ -59,8 +65,6 @@ export interface Dashboard {
   node(request: IncomingMessage, response: ServerResponse): void;
 }
 
-type Env = { Variables: { actor: string; csrf: string; setCsrfCookie?: string } };
-
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGE_SIZE = 50;
 
@@ -70,6 +74,14 @@ function normaliseBasePath(basePath: unknown): string {
     throw new ConfigurationError("createDashboard: basePath must be a path such as '/integration' (letters, digits, '.', '_', '~', '-').");
   }
   return basePath.replace(/\/$/, '');
+}
+
+function sessionHoursOf(value: unknown): number {
+  if (value === undefined) return 12;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 24 * 366) {
+    throw new ConfigurationError('createDashboard: sessionHours must be a number of hours above 0 (at most a year), such as 12.');
+  }
+  return value;
 }
 
 const FLASHES: Record<string, (n: number) => string> = {
@@ -100,8 +112,8 @@ const FLASHES: Record<string, (n: number) => string> = {
 export function createDashboard(options: DashboardOptions): Dashboard {
   if (!options || typeof options !== 'object') throw new ConfigurationError('createDashboard needs { inbox, auth }.');
   const base = normaliseBasePath(options.basePath);
-  const auth = createAuth(options.auth, base === '' ? '/' : base);
   const source = storeOf(options.inbox);
+  const auth = createAuth(options.auth, base === '' ? '/' : base, source.clock, sessionHoursOf(options.sessionHours));
   const { inbox, client, sync } = options;
   if (client !== undefined && (typeof client?.health !== 'function' || typeof client?.webhooks?.list !== 'function')) {
     throw new ConfigurationError('createDashboard: client must be an IntegrationClient.');
@@ -145,7 +157,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const done = c.req.query('done');
     const n = Number(c.req.query('n') ?? 0);
     const flash = done && FLASHES[done] ? FLASHES[done]!(Number.isSafeInteger(n) && n >= 0 ? n : 0) : undefined;
-    return { base, readOnly, hasClient: client !== undefined, hasSync: sync !== undefined, csrf: c.get('csrf'), flash };
+    return { base, readOnly, hasClient: client !== undefined, hasSync: sync !== undefined, csrf: c.get('csrf'), flash, session: c.get('session') };
   };
   const page = async (c: Context<Env>, body: ReturnType<typeof overviewPage>, status: 200 | 400 | 401 | 403 | 404 | 409 | 500 = 200) => {
     const cookie = c.get('setCsrfCookie');
@@ -153,11 +165,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return c.html(await body, status);
   };
   const actionOf = (method: string, path: string): DashboardAction => {
-    if (method !== 'POST') return 'view';
     const local = path.slice(base.length);
-    if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
+    // An action's confirmation page is asked for as the action: no form for who may not send it.
     if (/^\/retry-dead\/?$/.test(local)) return 'retry-dead';
     if (/^\/purge\/?$/.test(local)) return 'purge';
+    if (method !== 'POST') return 'view';
+    if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
     if (/^\/service\/test\/?$/.test(local)) return 'webhook-test';
     return 'view';
   };
@@ -166,61 +179,29 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const action = actionOf(c.req.method, c.req.path);
     const result = await auth.check(c.req.raw, action);
     if (!result.ok) {
-      const title = result.status === 401 ? 'Sign-in required' : 'Not allowed';
-      const message =
-        result.status === 401
-          ? 'This dashboard needs a sign-in. Open it with the link its operator gave you (the one printed when it started), or sign in with your user name and password.'
-          : 'You are signed in, but not allowed to do that.';
-      if ('challenge' in result && result.challenge) c.header('WWW-Authenticate', result.challenge);
-      return c.html(await messagePage(undefined, title, message), result.status);
+      if (result.status === 403) return c.html(await messagePage({ base }, 'Not allowed', 'You are signed in, but not allowed to do that.'), 403);
+      if (result.challenge) c.header('WWW-Authenticate', result.challenge);
+      return c.html(await (result.linkUsed ? linkUsedPage(base) : signInPage(base, auth.way)), 401);
     }
     if (result.redirectTo) {
-      // The token leaves the address bar at once: the cookie carries the session from now on.
-      return new Response(null, { status: 303, headers: { Location: result.redirectTo, 'Set-Cookie': result.setCookie ?? '' } });
+      // The token leaves the address bar at once: the session cookie carries the sign-in from now on.
+      const headers = new Headers({ Location: result.redirectTo });
+      if (result.setCookie) headers.set('Set-Cookie', result.setCookie);
+      return new Response(null, { status: 303, headers });
     }
     const remote = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
     c.set('actor', remote ? `${result.actor} (${remote})` : result.actor);
+    c.set('session', result.session === true);
     let nonce = cookieOf(c.req.raw, CSRF_COOKIE);
     if (nonce === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(nonce)) {
       nonce = auth.newNonce();
-      c.set('setCsrfCookie', cookieHeader(c.req.raw, CSRF_COOKIE, nonce, base === '' ? '/' : base, 12 * 3600));
+      c.set('setCsrfCookie', cookieHeader(c.req.raw, CSRF_COOKIE, nonce, base === '' ? '/' : base, auth.sessionSeconds));
     }
     c.set('csrf', auth.csrfToken(nonce));
     await next();
   };
   routes.use('*', authenticate);
-
-  // Actions: refused in read-only mode, then a same-origin check (Origin or Sec-Fetch-Site), then
-  // the form's CSRF token against the CSRF cookie.
-  const sameOrigin = csrf({
-    origin: (origin, c) => {
-      try {
-        return new URL(origin).host === (c.req.header('host') ?? new URL(c.req.url).host);
-      } catch {
-        return false;
-      }
-    },
-  });
-  const guardAction: MiddlewareHandler<Env> = async (c, next) => {
-    if (readOnly) return page(c, messagePage(frameOf(c), 'Read-only', 'This dashboard is read-only: actions are turned off.'), 403);
-    await sameOrigin(c, async () => {});
-    if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '')) {
-      return page(c, messagePage(frameOf(c), 'Not allowed', 'Actions are sent by the dashboard\'s own forms.'), 403);
-    }
-    const form = await c.req.parseBody();
-    const nonce = cookieOf(c.req.raw, CSRF_COOKIE);
-    const token = typeof form.csrf === 'string' ? form.csrf : '';
-    if (nonce === undefined || token === '' || !sameSecret(token, auth.csrfToken(nonce))) {
-      return page(c, messagePage(frameOf(c), 'The form expired', 'Reload the page and try again.'), 403);
-    }
-    await next();
-  };
-  const record = (c: Context<Env>, action: string, detail: string) => {
-    // An action may change the counts of hours already over.
-    activity.invalidate();
-    return source.store.recordAction!({ at: source.clock.now(), actor: c.get('actor'), action, detail });
-  };
-  const redirect = (path: string) => new Response(null, { status: 303, headers: { Location: `${base}${path}` } });
+  registerActionRoutes(routes, { base, readOnly, inbox, client, source, auth, activity, frameOf, page });
 
   routes.get('/', async (c) => {
     const [overview, service] = await Promise.all([readOverview(source, activity), client ? readService(client, source, 50) : undefined]);
@@ -266,62 +247,21 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return page(c, entryPage(frameOf(c), shown, timeline, payloadForDisplay(entry.payload, showPersonalData), showPersonalData));
   });
 
-  routes.post('/entries/:id/retry', guardAction, async (c) => {
+  // The payload as a file, masked by the same allow-list as the page.
+  routes.get('/entries/:id/payload.json', async (c) => {
     const id = c.req.param('id');
-    const retried = await inbox.retry(id);
-    await record(c, 'retry', retried ? `delivery ${id}: back to pending` : `delivery ${id}: not retried (not dead or done)`);
-    return redirect(`/entries/${encodeURIComponent(id)}?done=${retried ? 'retried' : 'not-retried'}`);
-  });
-
-  routes.get('/retry-dead', async (c) => {
-    // Read-only: no action, not even its confirmation form.
-    if (readOnly) return page(c, messagePage(frameOf(c), 'Read-only', 'This dashboard is read-only: actions are turned off.'), 403);
     await source.ready();
-    const stats = await source.store.stats(source.clock.now());
-    return page(c, confirmRetryDeadPage(frameOf(c), stats.dead));
-  });
-
-  routes.post('/retry-dead', guardAction, async (c) => {
-    const form = await c.req.parseBody();
-    const stated = typeof form.expected === 'string' && /^\d{1,12}$/.test(form.expected) ? form.expected : '?';
-    // Only after a page that stated the count, and only that count: more entries died (or some
-    // were retried) since, or no page stated one, and the confirmation is asked again.
-    const dead = (await source.store.stats(source.clock.now())).dead;
-    if (stated === '?' || Number(stated) !== dead) {
-      const flash = stated === '?' ? `Confirm: ${dead} dead now.` : `The count changed since that page: ${dead} dead now.`;
-      return page(c, confirmRetryDeadPage({ ...frameOf(c), flash }, dead), 409);
-    }
-    const count = await inbox.retryDead();
-    await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
-    return redirect(`/?done=retry-dead&n=${count}`);
-  });
-
-  routes.post('/purge', guardAction, async (c) => {
-    const form = await c.req.parseBody();
-    const days = typeof form.days === 'string' && /^\d{1,5}$/.test(form.days) ? Number(form.days) : NaN;
-    if (!Number.isSafeInteger(days)) return page(c, messagePage(frameOf(c), 'Bad number of days', 'Give a whole number of days, 0 or more.'), 400);
-    const count = await inbox.purge({ status: 'dead', olderThanDays: days });
-    await record(c, 'purge', `${count} dead ${count === 1 ? 'entry' : 'entries'} older than ${days} days deleted`);
-    return redirect(`/?done=purged&n=${count}`);
+    const entry = await inbox.entry(id);
+    if (!entry) return page(c, messagePage(frameOf(c), 'No such entry', `The inbox holds no entry with delivery id ${id}.`), 404);
+    const view = payloadView(entry.payload, showPersonalData);
+    const name = `entry-${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80)}-payload`;
+    const [body, type, extension] = view.kind === 'json' ? [JSON.stringify(view.value, null, 2), 'application/json', 'json'] : [payloadForDisplay(entry.payload, showPersonalData), 'text/plain', 'txt'];
+    return new Response(body, { headers: { 'Content-Type': `${type}; charset=utf-8`, 'Content-Disposition': `attachment; filename="${name}.${extension}"` } });
   });
 
   routes.get('/service', async (c) => {
     if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
     return page(c, servicePage(frameOf(c), await readService(client, source, 100)));
-  });
-
-  routes.post('/service/test', guardAction, async (c) => {
-    if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
-    const form = await c.req.parseBody();
-    const endpoint = typeof form.endpoint === 'string' ? form.endpoint.slice(0, 200) : '';
-    try {
-      const result = await client.webhooks.test(endpoint, { signal: AbortSignal.timeout(10_000) });
-      await record(c, 'webhook-test', `endpoint ${endpoint}: test delivery ${result.delivery_id}`);
-      return redirect('/service?done=tested');
-    } catch (error) {
-      await record(c, 'webhook-test', `endpoint ${endpoint}: failed (${describeError(error)})`);
-      return redirect('/service?done=test-failed');
-    }
   });
 
   routes.get('/sync', async (c) => {
@@ -370,6 +310,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return c.json({ ...overview.stats, workers: overview.workers, activity: overview.activity, generatedAt: new Date(overview.now).toISOString() });
   });
 
+  routes.get('/api/entries/:id', async (c) => {
+    await source.ready();
+    const entry = await inbox.entry(c.req.param('id'));
+    if (!entry) return c.json({ error: 'no such entry' }, 404);
+    const { payload, ...fields } = entry;
+    // `payload` is what the entry page shows: { kind: 'json', value } masked unless showPersonalData.
+    return c.json({ entry: fields, payload: payloadView(payload, showPersonalData) });
+  });
+
   routes.get('/api/entries', async (c) => {
     const query = entriesQuery(c, true);
     if (typeof query === 'string') return c.json({ error: query }, 400);
@@ -378,16 +327,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return c.json({ entries, next: next && { before_at: next.receivedAt, before_id: next.id } });
   });
 
-  app.notFound(async (c) => c.html(await messagePage(undefined, 'Not found', 'There is no such page in this dashboard.'), 404));
+  app.notFound(async (c) => c.html(await messagePage({ base }, 'Not found', 'There is no such page in this dashboard.'), 404));
   app.onError(async (error, c) => {
     if (process.env.DASHBOARD_DEBUG) console.error(error);
     if (error instanceof HTTPException) {
       const status = error.status;
-      if (status === 403) return c.html(await messagePage(undefined, 'Not allowed', 'This request did not come from the dashboard\'s own page (a cross-origin request).'), 403);
+      if (status === 403) return c.html(await messagePage({ base }, 'Not allowed', "This request did not come from the dashboard's own page."), 403);
       return error.getResponse();
     }
     // Never the error's message: a driver's may quote a query or a value.
-    return c.html(await messagePage(undefined, 'Something failed', `The dashboard could not answer (${error instanceof Error ? error.name : 'error'}). Try again; if it persists, check the store.`), 500);
+    return c.html(await messagePage({ base }, 'Something failed', `The dashboard could not answer (${error instanceof Error ? error.name : 'error'}). Try again; if it persists, check the store.`), 500);
   });
 
   // A router that strips its mount path (Hono's mount(), Express's url) hands over `/entries` for

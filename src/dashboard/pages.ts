@@ -17,6 +17,8 @@ export interface PageFrame {
   /** The CSRF form token, when actions are shown. */
   csrf?: string;
   flash?: string;
+  /** Signed in with a session cookie: the header has a sign-out button. */
+  session?: boolean;
 }
 
 // The spec's events and the two it plans (stored as unknown until an SDK version knows them).
@@ -46,9 +48,8 @@ const serviceTime = (value: string | null) => {
 };
 const statusText = (status: string) => html`<span class="status-${status}">${status}</span>`;
 
-export function layout(frame: PageFrame, options: { title: string; section?: Section; refreshSeconds?: number }, body: Html | string): Html {
-  const link = (section: Section, path: string, label: string) =>
-    html`<li><a href="${frame.base}${path}"${options.section === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+/** The HTML document every page shares: its head (the one stylesheet), a header bar, the main part. */
+function documentOf(base: string, options: { title: string; refreshSeconds?: number }, header: Html, body: Html | string): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -57,10 +58,21 @@ export function layout(frame: PageFrame, options: { title: string; section?: Sec
 <meta name="referrer" content="no-referrer">
 ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}
 <title>${options.title} · integration-sdk dashboard</title>
-<link rel="stylesheet" href="${frame.base}/assets/dashboard.css">
+<link rel="stylesheet" href="${base}/assets/dashboard.css">
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
+${header}
+<main id="main">
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function layout(frame: PageFrame, options: { title: string; section?: Section; refreshSeconds?: number }, body: Html | string): Html {
+  const link = (section: Section, path: string, label: string) =>
+    html`<li><a href="${frame.base}${path}"${options.section === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const header = html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="${frame.base}/">Integration inbox</a>
   <nav aria-label="Dashboard"><ul>
@@ -70,16 +82,13 @@ ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.re
     ${frame.hasSync ? link('sync', '/sync', 'Sync') : ''}
   </ul></nav>
   <span class="mode">${frame.readOnly ? 'Read-only' : 'Actions enabled'}</span>
-</header>
-<main id="main">
-${frame.flash ? html`<p class="flash" role="status">${frame.flash}</p>` : ''}
-${body}
-</main>
-</body>
-</html>`;
+  ${frame.session ? html`<form method="post" action="${frame.base}/sign-out" class="sign-out">${csrfField(frame)}<button type="submit">Sign out</button></form>` : ''}
+</header>`;
+  return documentOf(frame.base, options, header, html`${frame.flash ? html`<p class="flash" role="status">${frame.flash}</p>` : ''}
+${body}`);
 }
 
-function csrfField(frame: PageFrame): Html {
+export function csrfField(frame: PageFrame): Html {
   return html`<input type="hidden" name="csrf" value="${frame.csrf ?? ''}">`;
 }
 
@@ -171,11 +180,10 @@ ${frame.readOnly ? '' : html`<section aria-labelledby="actions-title">
   <h2 id="actions-title">Actions</h2>
   <div class="actions">
     <p><a href="${frame.base}/retry-dead">Retry all dead entries…</a> <span class="muted">(asks first)</span></p>
-    <form method="post" action="${frame.base}/purge" class="inline">
-      ${csrfField(frame)}
+    <form method="get" action="${frame.base}/purge" class="inline">
       <label for="purge-days">Delete dead entries older than (days)
-        <input id="purge-days" name="days" type="number" min="0" step="1" value="30" required inputmode="numeric"></label>
-      <button type="submit" class="danger">Purge dead entries</button>
+        <input id="purge-days" name="days" type="number" min="1" step="1" value="30" required inputmode="numeric"></label>
+      <button type="submit" class="danger">Purge dead entries…</button> <span class="muted">(asks first)</span>
     </form>
   </div>
 </section>`}
@@ -286,21 +294,13 @@ ${entry.orderId
     : ''}
 <section aria-labelledby="payload-title">
   <h2 id="payload-title">Payload</h2>
-  <p class="muted">${showPersonalData ? 'Shown in full: this dashboard was started with showPersonalData.' : 'Personal data (customer name, phone, e-mail, addresses) is masked.'} Signature headers are never stored.</p>
+  <p class="muted">${showPersonalData
+    ? 'Shown in full: this dashboard was started with showPersonalData.'
+    : 'Every text that may hold personal data is masked: all but ids, order numbers, statuses, times, the sales channel, product, variation and add-on names, the delivery type and the payment method and status.'} Signature headers are never stored.
+    <a href="${frame.base}/entries/${encodeURIComponent(entry.id)}/payload.json" download>Download the payload${showPersonalData ? '' : ' (masked)'}</a></p>
   <pre id="payload">${payloadText}</pre>
 </section>`;
   return layout(frame, { title: `Entry ${entry.id}`, section: 'entries', refreshSeconds: entry.status === 'pending' || entry.status === 'processing' ? 3 : undefined }, body);
-}
-
-export function confirmRetryDeadPage(frame: PageFrame, dead: number): Html {
-  const body = html`<h1>Retry all dead entries</h1>
-${dead === 0
-    ? html`<p>There is no dead entry to retry.</p><p><a href="${frame.base}/">Back to the overview</a></p>`
-    : html`<p id="retry-dead-count"><strong>${dead} dead ${dead === 1 ? 'entry' : 'entries'}</strong> will go back to pending, attempts from 0, and the workers will run ${dead === 1 ? 'it' : 'them'} again.
-  Fix what made them fail first, or they will die again.</p>
-<form method="post" action="${frame.base}/retry-dead" class="inline">${csrfField(frame)}<input type="hidden" name="expected" value="${dead}">
-  <button type="submit" class="danger">Retry ${dead} dead ${dead === 1 ? 'entry' : 'entries'}</button> <a href="${frame.base}/">Cancel</a></form>`}`;
-  return layout(frame, { title: 'Retry all dead entries', section: 'overview' }, body);
 }
 
 export function servicePage(frame: PageFrame, view: ServiceView): Html {
@@ -310,7 +310,7 @@ ${serviceSummary(frame, view, 'Key and webhook endpoints')}
 ${endpoints.map(
     (each) => html`<section aria-label="Deliveries of ${each.endpoint.url}">
   <h2>Deliveries to ${each.endpoint.url}</h2>
-  <p class="muted">Endpoint ${each.endpoint.id}; ${each.endpoint.consecutive_failures} consecutive failures. A delivery is <span class="missed">missed</span> when the service marks it dead or retrying and the inbox does not hold it.</p>
+  <p class="muted">Endpoint ${each.endpoint.id}; ${each.endpoint.consecutive_failures} consecutive failures. A delivery is <span class="missed">missed</span> when the service marks it dead or retrying and the inbox does not hold it. A delivered one shows no error: what an earlier attempt met no longer matters.</p>
   ${frame.readOnly
       ? ''
       : html`<form method="post" action="${frame.base}/service/test" class="inline">${csrfField(frame)}<input type="hidden" name="endpoint" value="${each.endpoint.id}"><button type="submit">Send a test delivery</button></form>`}
@@ -324,7 +324,7 @@ ${endpoints.map(
       <td>${serviceTime(delivery.created_at)}</td><td><code>${delivery.id}</code></td><td>${delivery.event}</td>
       <td>${delivery.status}${delivery.missed ? html` <span class="missed">missed</span>` : ''}</td>
       <td class="num">${delivery.attempt_count}</td><td class="num">${delivery.response_status ?? '—'}</td>
-      <td class="error-text">${delivery.last_error ?? ''}</td><td>${serviceTime(delivery.next_attempt_at)}</td></tr>`,
+      <td class="error-text">${delivery.status === 'delivered' ? '' : (delivery.last_error ?? '')}</td><td>${serviceTime(delivery.next_attempt_at)}</td></tr>`,
     )}</tbody></table></div>`}
 </section>`,
   )}`;
@@ -339,6 +339,18 @@ function runTime(value: unknown): string {
   return String(value);
 }
 
+/**
+ * How a run ended, in words and a tone: a run that completed with rejected items is not a clean
+ * one, and one that failed, was aborted or interrupted is neither.
+ */
+export function runVerdict(run: DashboardSyncRun, counts: readonly (readonly [string, unknown])[]): { tone: 'ok' | 'warn' | 'failed'; text: string } {
+  const errors = Number(counts.find(([key]) => key === 'errors')?.[1] ?? 0);
+  const outcome = run.outcome ?? 'unknown';
+  const withErrors = errors > 0 ? ` with ${errors} ${errors === 1 ? 'error' : 'errors'}` : '';
+  if (outcome === 'completed' || outcome === 'running') return { tone: errors > 0 ? 'warn' : 'ok', text: `${outcome}${withErrors}` };
+  return { tone: 'failed', text: `${outcome}${withErrors}` };
+}
+
 export function syncPage(frame: PageFrame, runs: DashboardSyncRun[] | undefined, error?: string): Html {
   const body = html`<h1>Sync runs</h1>
 ${error ? html`<p class="error">${error}</p>` : ''}
@@ -351,7 +363,8 @@ ${runs && runs.length > 0
       const fields = run as unknown as Record<string, unknown>;
       const nested = typeof fields.counts === 'object' && fields.counts !== null ? Object.entries(fields.counts as Record<string, unknown>) : [];
       const counts = [...Object.entries(fields), ...nested].filter(([key, value]) => !RUN_FIELDS.has(key) && typeof value === 'number');
-      return html`<tr><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td>${run.outcome ?? '—'}${run.error ? html`<br><span class="muted">${run.error}</span>` : ''}</td>
+      const verdict = runVerdict(run, counts);
+      return html`<tr class="run-row-${verdict.tone}"><td><code>${run.runId}</code></td><td>${run.kind ?? '—'}</td><td>${runTime(run.startedAt)}</td><td>${runTime(run.finishedAt)}</td><td><span class="run-${verdict.tone}">${verdict.text}</span>${run.error ? html`<br><span class="muted">${run.error}</span>` : ''}</td>
       <td>${counts.map(([key, value], index) => html`${index > 0 ? ', ' : ''}${key} ${String(value)}`)}</td>
       <td><a href="${frame.base}/sync/runs/${encodeURIComponent(run.runId)}/errors.csv" download aria-label="Rejected items of run ${run.runId}, as CSV">CSV</a></td></tr>`;
     })}</tbody></table></div>`
@@ -359,10 +372,13 @@ ${runs && runs.length > 0
   return layout(frame, { title: 'Sync', section: 'sync' }, body);
 }
 
-export function messagePage(frame: PageFrame | undefined, title: string, message: string): Html {
+/** A page outside the signed-in frame (sign-in, not found, errors): the same style, no navigation. */
+export function publicLayout(base: string, title: string, body: Html | string): Html {
+  return documentOf(base, { title }, html`<header class="top"><span class="brand">Integration inbox</span></header>`, body);
+}
+
+/** A message in the signed-in frame, or (with only the base path) outside it. */
+export function messagePage(frame: PageFrame | { base: string }, title: string, message: string): Html {
   const body = html`<h1>${title}</h1><p>${message}</p>`;
-  if (!frame) {
-    return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1><p>${message}</p></main></body></html>`;
-  }
-  return layout(frame, { title }, body);
+  return 'readOnly' in frame ? layout(frame, { title }, body) : publicLayout(frame.base, title, body);
 }

@@ -1,47 +1,76 @@
-// An order payload as the dashboard shows it: personal data masked unless `showPersonalData`.
-// Spec 2.7: the customer's name, phone, e-mail and address (the whole customer object), and the
-// delivery address. Any field named like a contact (phone, email, cpf, document) is masked wherever
-// it sits, for events this SDK does not know.
+// An order payload as the dashboard shows it, serves as JSON and lets download: personal data
+// masked unless `showPersonalData`. Masking is an allow-list: free text can hold a phone or a name
+// anywhere (`items[].notes`, an address's `complement`, `metadata`, fields the service adds later),
+// so every string is masked except the fields known to carry none (dashboard.md): ids and order
+// numbers, statuses, the event's name, the sales channel, times, product, variation and add-on
+// names, the delivery type and the payment's method and status. Numbers, booleans and nulls are
+// shown; keys and the payload's shape stay visible.
 
 export const MASK = '•••';
 
-const CONTACT_KEYS = new Set(['phone', 'email', 'cpf', 'document']);
+/** Ids and statuses, wherever they sit: a field of these names holds no personal data. */
+const SAFE_ANYWHERE = new Set(['order_id', 'display_number', 'external_order_id', 'store_id', 'delivery_id', 'status', 'previous_status']);
 
-function maskAll(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskAll);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, maskAll(inner)]));
-  return value === null ? null : MASK;
-}
+/** Fields known by their place (`[]` stands for any array element). */
+const SAFE_PATHS = new Set([
+  'event',
+  'data.source_channel',
+  'data.items[].external_id',
+  'data.items[].product_name',
+  'data.items[].variations[].name',
+  'data.items[].addons[].name',
+  'data.delivery.type',
+  'data.payment.method',
+  'data.payment.status',
+]);
 
-function maskContacts(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskContacts);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => {
-      if (CONTACT_KEYS.has(key.toLowerCase())) return [key, maskAll(inner)];
-      // Every field of the customer (name, phone, e-mail, address, and any a later version adds).
-      if (key === 'customer') return [key, maskAll(inner)];
-      if (key === 'delivery' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
-        const delivery = { ...(inner as Record<string, unknown>) };
-        if ('address' in delivery) delivery.address = maskAll(delivery.address);
-        return [key, maskContacts(delivery)];
-      }
-      return [key, maskContacts(inner)];
-    }),
-  );
-}
+// A time: a field named `ts` or `…_at` whose value is an ISO 8601 timestamp and nothing else.
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const isTime = (key: string, value: string) => (key === 'ts' || key.endsWith('_at')) && ISO_TIME.test(value);
 
-/**
- * The payload as text to show: pretty JSON, masked unless `showPersonalData`. A payload that is
- * not JSON is shown only with `showPersonalData` (nothing tells what it holds).
- */
-export function payloadForDisplay(payload: string | null, showPersonalData: boolean): string {
-  if (payload === null) return 'The payload was cleared by retention (the entry is kept for deduplication).';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(payload);
-  } catch {
-    return showPersonalData ? payload : `Not JSON (${payload.length} characters); hidden, as it may hold personal data.`;
+function masked(value: unknown, path: string, key: string): unknown {
+  if (Array.isArray(value)) return value.map((each) => masked(each, `${path}[]`, key));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, masked(inner, path === '' ? name : `${path}.${name}`, name)]));
   }
-  return JSON.stringify(showPersonalData ? parsed : maskContacts(parsed), null, 2);
+  if (typeof value !== 'string') return value;
+  return SAFE_ANYWHERE.has(key) || SAFE_PATHS.has(path) || isTime(key, value) ? value : MASK;
+}
+
+/** A parsed payload with every string outside the allow-list replaced by {@link MASK}. */
+export function maskPersonalData(payload: unknown): unknown {
+  return masked(payload, '', '');
+}
+
+/** What the payload of an entry is, for the entry page, its JSON route and its download. */
+export type PayloadView =
+  | { kind: 'json'; value: unknown }
+  | { kind: 'text'; text: string }
+  /** Not JSON, and masked: nothing tells what it holds. */
+  | { kind: 'hidden'; length: number }
+  | { kind: 'cleared' };
+
+export function payloadView(payload: string | null, showPersonalData: boolean): PayloadView {
+  if (payload === null) return { kind: 'cleared' };
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return { kind: 'json', value: showPersonalData ? parsed : maskPersonalData(parsed) };
+  } catch {
+    return showPersonalData ? { kind: 'text', text: payload } : { kind: 'hidden', length: payload.length };
+  }
+}
+
+/** The payload as text to show: pretty JSON, masked unless `showPersonalData`. */
+export function payloadForDisplay(payload: string | null, showPersonalData: boolean): string {
+  const view = payloadView(payload, showPersonalData);
+  switch (view.kind) {
+    case 'cleared':
+      return 'The payload was cleared by retention (the entry is kept for deduplication).';
+    case 'hidden':
+      return `Not JSON (${view.length} characters); hidden, as it may hold personal data.`;
+    case 'text':
+      return view.text;
+    case 'json':
+      return JSON.stringify(view.value, null, 2);
+  }
 }

@@ -17,6 +17,15 @@ header.top nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex
 header.top nav a { color: #fff; text-decoration: none; padding: .25rem 0; display: inline-block; }
 header.top nav a[aria-current="page"] { border-bottom: 3px solid #93c5fd; }
 .mode { margin-left: auto; font-size: .875rem; color: #e5e7eb; }
+form.sign-out { margin: 0; }
+form.sign-out button { background: transparent; border-color: #e5e7eb; color: #fff; min-height: 0; padding: .15rem .6rem; font-size: .875rem; }
+.sign-in { max-width: 40rem; }
+.run-ok { color: var(--ok); font-weight: 600; }
+.run-warn { color: var(--warn); font-weight: 700; }
+.run-failed { color: var(--bad); font-weight: 700; }
+tr.run-row-warn > td:first-child { border-left: 4px solid var(--warn); }
+tr.run-row-failed > td:first-child { border-left: 4px solid var(--bad); }
+.order-list { overflow-wrap: anywhere; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }

@@ -394,6 +394,40 @@ function dashboardQueriesConformance(current: () => InboxStore, test: Conformanc
       expect(await store.activity({ since: T0 + HOUR, until: T0 + 2 * HOUR, bucketMs: HOUR })).toEqual([{ start: T0 + HOUR, received: 2, done: 0, dead: 1 }]);
     });
 
+    it('states what a purge would delete, and keeps counting what it deleted per hour', async () => {
+      if (!store.purgePreview || !store.activity) return;
+      const [a, b, c, d] = [order(11, { receivedAt: T0 + 10 }), order(12, { receivedAt: T0 + 20 }), order(13, { receivedAt: T0 + 30 }), order(14, { receivedAt: T0 + HOUR + 40 })];
+      for (const each of [a, b, c, d]) await store.insert(each);
+      await store.claim({ workerId: 'w', now: T0 + 2 * HOUR, leaseMs: LEASE, limit: 10, orderWaitMs: WAIT });
+      await store.fail(a.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + HOUR + 50, nextAttemptAt: null });
+      await store.fail(b.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + HOUR + 60, nextAttemptAt: null });
+      await store.fail(c.deliveryId, { workerId: 'w', error: 'Error: no', now: T0 + 3 * HOUR, nextAttemptAt: null });
+      await store.complete(d.deliveryId, 'w', T0 + 2 * HOUR + 5);
+      const week = { since: T0, until: T0 + 4 * HOUR, bucketMs: HOUR };
+      const before = await store.activity(week);
+      expect(before).toEqual([
+        { start: T0, received: 3, done: 0, dead: 0 },
+        { start: T0 + HOUR, received: 1, done: 0, dead: 2 },
+        { start: T0 + 2 * HOUR, received: 0, done: 1, dead: 0 },
+        { start: T0 + 3 * HOUR, received: 0, done: 0, dead: 1 },
+      ]);
+      const preview = await store.purgePreview({ status: 'dead', finishedBefore: T0 + 2 * HOUR, limit: 1 });
+      expect(preview.count).toBe(2);
+      expect(preview.entries).toHaveLength(1);
+      expect(preview.entries[0]).toMatchObject({ id: a.deliveryId, status: 'dead', displayNumber: '1011', finishedAt: T0 + HOUR + 50 });
+      // Two purges adding to the same hours, a third of done entries: the counts stay as they were.
+      expect(await store.purge({ status: 'dead', finishedBefore: T0 + HOUR + 55, what: 'entry' })).toBe(1);
+      expect(await store.purge({ status: 'dead', finishedBefore: T0 + 2 * HOUR, what: 'entry' })).toBe(1);
+      expect(await store.purge({ status: 'done', finishedBefore: T0 + 4 * HOUR, what: 'entry' })).toBe(1);
+      expect(await store.activity(week)).toEqual(before);
+      expect(await store.activity({ since: T0 + HOUR, until: T0 + 2 * HOUR, bucketMs: HOUR })).toEqual([before[1]]);
+      // Per day as well: one bucket of four hours.
+      expect(await store.activity({ since: T0, until: T0 + 4 * HOUR, bucketMs: 4 * HOUR })).toEqual([{ start: T0, received: 4, done: 1, dead: 3 }]);
+      expect(await store.purgePreview({ status: 'dead', finishedBefore: T0 + 2 * HOUR, limit: 10 })).toEqual({ count: 0, entries: [] });
+      expect(await store.get(a.deliveryId)).toBeUndefined();
+      expect((await store.stats(T0 + 4 * HOUR)).received).toBe(1);
+    });
+
     it('tells which delivery ids it holds', async () => {
       if (!store.has) return;
       const [a, b] = [entry(), entry()];

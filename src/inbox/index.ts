@@ -34,6 +34,8 @@ export type {
   InsertOptions,
   MissedDelivery,
   NewInboxEntry,
+  PurgePreview,
+  PurgePreviewRequest,
   PurgeRequest,
   ReconcileRecord,
   StaleOrdersRequest,

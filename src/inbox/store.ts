@@ -123,7 +123,10 @@ export interface InboxStats {
   missed?: number;
 }
 
-/** What retention and `purge` delete. */
+/**
+ * What retention and `purge` delete. Deleting entries does not rewrite history: a store with
+ * {@link InboxStore.purgePreview} keeps what it deletes counted in {@link InboxStore.activity}.
+ */
 export interface PurgeRequest {
   status: 'done' | 'dead';
   /** Entries finished before this time. */
@@ -210,6 +213,12 @@ export interface InboxStore {
   recordAction?(action: InboxAction): Promise<void>;
   /** The action log, newest first. */
   actions?(limit: number): Promise<InboxAction[]>;
+  /**
+   * How many entries `purge({ status, finishedBefore, what: 'entry' })` would delete, and the first
+   * of them: what the dashboard states before it deletes anything. A store that has it also keeps
+   * the counts of what `purge` deletes in `activity()` (received, done and dead per hour).
+   */
+  purgePreview?(request: PurgePreviewRequest): Promise<PurgePreview>;
 }
 
 /** A keyset page of {@link InboxStore.page}. */
@@ -231,6 +240,22 @@ export interface InboxActivityRequest {
   /** The end of the last bucket (exclusive); at most 10,000 buckets. */
   until: number;
   bucketMs: number;
+}
+
+/** What {@link InboxStore.purgePreview} asks: the entries a purge with the same status and time would delete. */
+export interface PurgePreviewRequest {
+  status: 'done' | 'dead';
+  finishedBefore: number;
+  /** How many of them to list (the count is of all). */
+  limit: number;
+}
+
+/** What {@link InboxStore.purgePreview} answers. */
+export interface PurgePreview {
+  /** How many entries the purge would delete. */
+  count: number;
+  /** The first `limit` of them, oldest finished first, with their order's references. */
+  entries: InboxEntry[];
 }
 
 /** One bucket of {@link InboxStore.activity}; buckets with nothing in them may be left out. */

@@ -32,7 +32,7 @@ describe('integration-sdk dashboard', () => {
     expect(missing.stderr).toMatch(/No inbox database/);
   });
 
-  test('serves on 127.0.0.1, prints a one-time link that signs in, and stops on SIGTERM', async () => {
+  test('serves on 127.0.0.1, prints a link that signs in once, and stops on SIGTERM', async () => {
     const path = `${dir.path}/inbox.db`;
     const store = sqliteStore({ path });
     await store.migrate();
@@ -56,6 +56,11 @@ describe('integration-sdk dashboard', () => {
     const overview = await fetch(url.origin, { headers: { cookie } });
     expect(overview.status).toBe(200);
     expect(await overview.text()).toContain('Entries by status');
+    // The link in scrollback signs nobody else in: it says it was used and how to get a new one.
+    const again = await fetch(link, { redirect: 'manual' });
+    expect(again.status).toBe(401);
+    expect(await again.text()).toMatch(/already used[\s\S]*restart[\s\S]*--token-file/);
+    expect((await fetch(`${url.origin}/api/stats`, { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } })).status).toBe(401);
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);

@@ -40,6 +40,7 @@ const record = (run: Omit<SyncRunRecord, 'baseUrl' | 'merchantId' | 'full' | 'co
 /** A tiny sync with the two methods the dashboard reads, yielding createSync's own run records. */
 const sync: DashboardSync & Pick<Sync, 'runs'> = {
   async *runs() {
+    yield record({ runId: 'run-3', kind: 'stock', startedAt: new Date(Date.now() - 30_000), finishedAt: new Date(Date.now() - 29_000), outcome: 'completed', total: 1200, unchanged: 1200, sent: 0, updated: 0, errors: 0 });
     yield record({ runId: 'run-2', kind: 'stock', startedAt: new Date(Date.now() - 60_000), finishedAt: new Date(Date.now() - 55_000), outcome: 'completed', total: 1200, unchanged: 1180, sent: 20, updated: 18, errors: 2 });
     yield record({ runId: 'run-1', kind: 'catalog', startedAt: new Date(Date.now() - 3_600_000), finishedAt: new Date(Date.now() - 3_590_000), outcome: 'completed', total: 500, unchanged: 0, sent: 500, created: 499, updated: 0, errors: 1 });
   },
@@ -132,6 +133,19 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     return page;
   }
 
+  it('without a sign-in, shows the sign-in page styled like the others, naming the token link', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const response = await page.goto(`${url}/entries`);
+    expect(response?.status()).toBe(401);
+    expect(await page.getByRole('heading', { name: 'Sign-in required' }).count()).toBe(1);
+    // The stylesheet applied: the header bar has its dark background.
+    expect(await page.locator('header.top').evaluate((header) => getComputedStyle(header).backgroundColor)).toBe('rgb(31, 41, 55)');
+    expect(await page.locator('main').textContent()).not.toMatch(/password/i);
+    await shoot(page, 'sign-in');
+    await context.close();
+  });
+
   it('signs in with the one-time link, drops the token from the address, and shows the counts of the store', async () => {
     const page = await signedIn();
     expect(page.url()).toBe(`${url}/`);
@@ -198,6 +212,15 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     await page.goto(`${url}/retry-dead`);
     expect(await page.locator('#retry-dead-count').textContent()).toContain(`${failing.size} dead entries`);
     await shoot(page, 'retry-dead');
+    // Purging asks first too; the entries died a moment ago, so nothing is a day old yet.
+    await page.goto(`${url}/`);
+    await page.getByLabel('Delete dead entries older than (days)').fill('1');
+    await page.getByRole('button', { name: 'Purge dead entries…' }).click();
+    expect(await page.locator('#purge-count').textContent()).toMatch(/No dead entry finished more than 1 day ago/);
+    // Signing out ends the session: the next page asks for a sign-in.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    expect((await page.goto(`${url}/`))?.status()).toBe(401);
     await page.context().close();
   });
 
@@ -209,7 +232,10 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     expect(await page.locator('.missed', { hasText: 'missed' }).count()).toBeGreaterThanOrEqual(orders.length);
     await shoot(page, 'service');
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sync', exact: true }).click();
-    expect(await page.locator('tbody tr').count()).toBe(2);
+    expect(await page.locator('tbody tr').count()).toBe(3);
+    // A run with rejected items is told apart from a clean one.
+    expect(await page.locator('tbody tr.run-row-warn').count()).toBe(2);
+    expect(await page.locator('tbody tr.run-row-ok').textContent()).toContain('run-3');
     await shoot(page, 'sync');
     const csv = await page.request.get(`${url}/sync/runs/run-2/errors.csv`);
     expect(await csv.text()).toBe('index,external_id,store_id,code,message\r\n17,SKU-17,store-1,PRODUCT_NOT_FOUND,no such product\r\n40,"\'=HYPERLINK(""x"")",,VALIDATION_ERROR,"price, ""must"" be > 0"\r\n');
@@ -218,10 +244,12 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
 
   it('read-only: no button on any page, and the POST is refused', async () => {
     const page = await signedIn(readOnlyUrl);
+    // No action button nor form: signing out is the one, and it is no action on the inbox.
+    const actionButtons = () => page.getByRole('button').filter({ hasNotText: /^(Show|Sign out)$/ });
     for (const path of ['/', '/entries?status=dead', '/service']) {
       await page.goto(`${readOnlyUrl}${path}`);
-      expect(await page.getByRole('button').filter({ hasNotText: 'Show' }).count(), path).toBe(0);
-      expect(await page.locator('form[method="post"]').count(), path).toBe(0);
+      expect(await actionButtons().count(), path).toBe(0);
+      expect(await page.locator('form[method="post"]:not(.sign-out)').count(), path).toBe(0);
     }
     const [dead] = await (async () => {
       const rows: string[] = [];
@@ -229,7 +257,7 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
       return rows;
     })();
     await page.goto(`${readOnlyUrl}/entries/${dead}`);
-    expect(await page.getByRole('button').count()).toBe(0);
+    expect(await actionButtons().count()).toBe(0);
     const response = await page.request.post(`${readOnlyUrl}/entries/${dead}/retry`, { form: { csrf: 'x' }, headers: { origin: new URL(readOnlyUrl).origin } });
     expect(response.status()).toBe(403);
     expect((await inbox.entry(dead!))?.status).toBe('dead');

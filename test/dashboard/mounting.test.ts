@@ -22,13 +22,13 @@ it("works behind Hono's app.mount, which strips the mount path", async () => {
   cookie = `${cookie}; ${cookiesOf(page)}`;
   const html = await page.text();
   expect(html).toContain('href="/ops/entries"');
-  const purge = await app.request('/ops/purge', {
+  const retryDead = await app.request('/ops/retry-dead', {
     method: 'POST',
-    body: `days=1&csrf=${encodeURIComponent(csrfOf(html))}`,
+    body: `expected=0&csrf=${encodeURIComponent(csrfOf(html))}`,
     headers: { cookie, origin: 'http://localhost', 'content-type': 'application/x-www-form-urlencoded' },
   });
-  expect(purge.status).toBe(303);
-  expect(purge.headers.get('location')).toBe('/ops/?done=purged&n=0');
+  expect(retryDead.status).toBe(303);
+  expect(retryDead.headers.get('location')).toBe('/ops/?done=retry-dead&n=0');
 });
 
 it('works on node:http whether the server hands over the full path or the part under the mount', async () => {
@@ -58,14 +58,14 @@ it('takes a form that express.urlencoded() already read', async () => {
     let cookie = cookiesOf(signIn);
     const page = await fetch(`${server.url}/ops/`, { headers: { cookie } });
     cookie = `${cookie}; ${cookiesOf(page)}`;
-    const purge = await fetch(`${server.url}/ops/purge`, {
+    const retryDead = await fetch(`${server.url}/ops/retry-dead`, {
       method: 'POST',
       redirect: 'manual',
-      body: `days=2&csrf=${encodeURIComponent(csrfOf(await page.text()))}`,
+      body: `expected=0&csrf=${encodeURIComponent(csrfOf(await page.text()))}`,
       headers: { cookie, origin: server.url, 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(purge.status).toBe(303);
-    expect(purge.headers.get('location')).toBe('/ops/?done=purged&n=0');
+    expect(retryDead.status).toBe(303);
+    expect(retryDead.headers.get('location')).toBe('/ops/?done=retry-dead&n=0');
   } finally {
     await server.close();
   }

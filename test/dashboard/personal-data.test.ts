@@ -23,3 +23,42 @@ it('masks contact fields anywhere in an event this SDK does not know, and hides 
   expect(payloadForDisplay('name=Maria Silva', false)).not.toContain('Maria');
   expect(payloadForDisplay(null, false)).toMatch(/cleared by retention/);
 });
+
+it('masks by an allow-list: free text anywhere (a line note, an address complement, metadata, a field the service adds later) is masked; ids, statuses, times, names of products and every number are shown', () => {
+  const phone = '+55 11 91234-5678';
+  const data = {
+    ...ORDER,
+    order_id: '678a5aa3-3b6f-4507-8c5f-e8f8dc3bf364',
+    display_number: '68341',
+    source_channel: 'whatsapp',
+    status: 'confirmed',
+    created_at: '2026-11-21T12:00:00.000Z',
+    items: [{ external_id: 'SKU-1', product_name: 'Pizza', quantity: 2, unit_price: 39.9, notes: `call Maria at ${phone}`, variations: [{ name: 'Large', price_modifier: 5 }], addons: [{ name: 'Olives', quantity: 1, price: 2 }] }],
+    customer: { name: 'Maria Zé', phone, email: 'maria@example.com', address: { street: 'Rua A', complement: `ap 12, ring ${phone}` } },
+    delivery: { type: 'delivery', freight_price: 7, address: { street: 'Rua A', complement: 'fundos' } },
+    payment: { method: 'pix', status: 'paid', change_for: null },
+    metadata: { contact: phone, nested: { whatsapp: phone }, tags: ['vip', phone] },
+    courier_note: `leave with the doorman, ${phone}`,
+    paid_at: 'yesterday, when Maria paid',
+    gift: true,
+  };
+  const shown = JSON.parse(payloadForDisplay(JSON.stringify({ event: 'order.created', delivery_id: 'dlv-1', ts: 1_800_000_000, data }), false)) as { event: string; delivery_id: string; ts: number; data: typeof data };
+  expect(JSON.stringify(shown)).not.toContain('91234');
+  expect(JSON.stringify(shown)).not.toContain('Maria');
+  const masked = shown.data;
+  expect([masked.items[0]!.notes, masked.customer.address.complement, masked.delivery.address.complement, masked.metadata.contact, masked.metadata.nested.whatsapp, masked.metadata.tags[1], masked.courier_note, masked.paid_at]).toEqual(Array(8).fill(MASK));
+  expect(masked.metadata.tags[0]).toBe(MASK);
+  expect(shown).toMatchObject({ event: 'order.created', delivery_id: 'dlv-1', ts: 1_800_000_000 });
+  expect(masked).toMatchObject({
+    order_id: data.order_id,
+    display_number: '68341',
+    source_channel: 'whatsapp',
+    status: 'confirmed',
+    created_at: '2026-11-21T12:00:00.000Z',
+    items: [{ external_id: 'SKU-1', product_name: 'Pizza', quantity: 2, unit_price: 39.9, variations: [{ name: 'Large', price_modifier: 5 }], addons: [{ name: 'Olives', quantity: 1, price: 2 }] }],
+    delivery: { type: 'delivery', freight_price: 7 },
+    payment: { method: 'pix', status: 'paid', change_for: null },
+    gift: true,
+  });
+  expect((masked as unknown as { store_id: string }).store_id).toBe(ORDER.store_id);
+});

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from 'integration-sdk/dashboard';
 import { createInbox, type Inbox } from 'integration-sdk/inbox';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
-import { deliveryRequest, orderCreated, SECRET, statusChanged } from '../inbox/support/inbox-fixture.ts';
+import { deliveryRequest, manualClock, ORDER, orderCreated, SECRET, statusChanged } from '../inbox/support/inbox-fixture.ts';
 import { usePostgres } from '../inbox/support/postgres.ts';
-import { cookiesOf, csrfOf, TOKEN, waitFor } from './support.ts';
+import { cookiesOf, csrfOf, formOf, TOKEN, waitFor } from './support.ts';
 
 const postgres = usePostgres();
 let inbox: Inbox;
@@ -59,4 +59,38 @@ it('retries the dead entry from its form and records it in the action log', asyn
   expect(response.headers.get('location')).toBe('/?done=retry-dead&n=1');
   expect((await inbox.stats()).pending).toBe(1);
   expect(await (await get('/', cookie)).text()).toContain('1 dead entry back to pending (the confirmation page stated 1)');
+});
+
+it('purges dead entries only after the page that states them, with that count back, and keeps the charts\' counts', async () => {
+  const { clock, manual } = manualClock();
+  const purging = createInbox({ secret: SECRET, clock, invalidPayload: 'dead', store: postgresStore({ connectionString: postgres.current.url, schema: `dashboard_purge_${process.pid}` }) });
+  try {
+    // Stored dead at once (a body the schema refuses), two days before the purge.
+    const data = { ...ORDER, order_id: '22222222-0000-4000-8000-000000000009', display_number: '7001', totals: 'not an object' };
+    expect((await purging.handler(deliveryRequest({ event: 'order.created', data }, { nowMs: manual.now() }))).status).toBe(200);
+    manual.advance(2 * 86_400_000);
+    const purgeDashboard = createDashboard({ inbox: purging, auth: { token: TOKEN } });
+    let cookie = cookiesOf(await purgeDashboard.fetch(new Request(`http://dash.test/?token=${TOKEN}`)));
+    const get = async (path: string) => {
+      const response = await purgeDashboard.fetch(new Request(`http://dash.test${path}`, { headers: { cookie } }));
+      cookie = [cookie, cookiesOf(response)].filter(Boolean).join('; ');
+      return response;
+    };
+    // Counted afresh by a new dashboard each time: a dashboard's reader keeps the hours it counted.
+    const activity = async () =>
+      ((await (await createDashboard({ inbox: purging, auth: { token: TOKEN } }).fetch(new Request('http://dash.test/api/stats', { headers: { authorization: `Bearer ${TOKEN}` } }))).json()) as { activity: unknown }).activity;
+    const page = await (await get('/purge?days=1')).text();
+    expect(page).toMatch(/<strong>1 dead entry<\/strong>[\s\S]*Orders: #7001/);
+    const form = formOf(page, '/purge');
+    const post = (body: URLSearchParams) =>
+      purgeDashboard.fetch(new Request('http://dash.test/purge', { method: 'POST', body: body.toString(), headers: { cookie, origin: 'http://dash.test', 'content-type': 'application/x-www-form-urlencoded' } }));
+    expect((await post(new URLSearchParams({ ...Object.fromEntries(form), expected: '2' }))).status).toBe(409);
+    expect((await purging.stats()).dead).toBe(1);
+    const before = await activity();
+    expect((await post(form)).status).toBe(303);
+    expect((await purging.stats()).dead).toBe(0);
+    expect(await activity()).toEqual(before);
+  } finally {
+    await purging.close();
+  }
 });

@@ -140,14 +140,46 @@ describe('signing in', () => {
     const asked: string[] = [];
     const viewer = createDashboard({ inbox, auth: { authorize: (_request, action) => (asked.push(action), action === 'view') } });
     expect((await viewer.fetch(new Request('http://dash.test/'))).status).toBe(200);
-    const page = await (await viewer.fetch(new Request('http://dash.test/'))).text();
+    const entry = `http://dash.test/entries/${encodeURIComponent(hostileId)}`;
+    const page = await (await viewer.fetch(new Request(entry))).text();
     const response = await viewer.fetch(
-      new Request('http://dash.test/purge', { method: 'POST', body: `days=0&csrf=${csrfOf(page)}`, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://dash.test' } }),
+      new Request(`${entry}/retry`, { method: 'POST', body: `csrf=${csrfOf(page)}`, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://dash.test' } }),
     );
     expect(response.status).toBe(403);
-    expect(asked).toContain('purge');
+    expect(asked).toContain('retry');
+    expect((await inbox.entry(hostileId))?.status).toBe('dead');
+    // The confirmation pages of retry-dead and purge are asked for as those actions.
+    expect((await viewer.fetch(new Request('http://dash.test/purge?days=1'))).status).toBe(403);
+    expect((await viewer.fetch(new Request('http://dash.test/retry-dead'))).status).toBe(403);
+    expect(asked).toEqual(expect.arrayContaining(['purge', 'retry-dead']));
     const nobody = createDashboard({ inbox, auth: { authorize: () => false } });
     expect((await nobody.fetch(new Request('http://dash.test/'))).status).toBe(401);
+  });
+});
+
+describe('the sign-in page', () => {
+  const signInPageOf = async (dashboard: ReturnType<typeof createDashboard>) => {
+    const response = await dashboard.fetch(new Request('http://dash.test/ops/entries'));
+    expect(response.status).toBe(401);
+    return response.text();
+  };
+
+  it('is styled like the other pages and names only the way in that is configured', async () => {
+    const token = await signInPageOf(createDashboard({ inbox, auth: { token: TOKEN }, basePath: '/ops' }));
+    const basic = await signInPageOf(createDashboard({ inbox, auth: { basic: { username: 'ops', password: 'pw' } }, basePath: '/ops' }));
+    const authorize = await signInPageOf(createDashboard({ inbox, auth: { authorize: () => false }, basePath: '/ops' }));
+    for (const page of [token, basic, authorize]) {
+      expect(page).toContain('<link rel="stylesheet" href="/ops/assets/dashboard.css">');
+      expect(page).toContain('<header class="top">');
+      expect(page).toMatch(/<h1>Sign-in required<\/h1>/);
+    }
+    const words = (page: string) => /<main id="main">([\s\S]*)<\/main>/.exec(page)![1]!;
+    expect(words(token)).toContain('?token=');
+    expect(words(token)).not.toMatch(/password|user name/i);
+    expect(words(basic)).toMatch(/user name and password/);
+    expect(words(basic)).not.toMatch(/token|link/i);
+    expect(words(authorize)).toMatch(/sign-in of the application that serves it/);
+    expect(words(authorize)).not.toMatch(/password|token|link/i);
   });
 });
 
@@ -172,6 +204,36 @@ describe('actions', () => {
     expect((await inbox.stats()).dead).toBe(1);
   });
 
+  it('refuses a POST whose Sec-Fetch-Site is cross-site or same-site, whatever its Origin says; same-origin, none or none sent pass', async () => {
+    const { cookie, csrf } = await overview(await signIn());
+    // Retrying an entry the inbox does not hold changes nothing, and answers 303 when let through.
+    const retry = (site?: string) =>
+      get('/ops/entries/not-there/retry', {
+        method: 'POST',
+        body: `csrf=${encodeURIComponent(csrf)}`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: server.url, ...(site ? { 'sec-fetch-site': site } : {}) },
+      });
+    for (const site of ['cross-site', 'same-site', 'Cross-Site', 'something-else']) {
+      const refused = await retry(site);
+      expect(refused.status, site).toBe(403);
+      expect(await refused.text()).toContain('came from another site');
+    }
+    for (const site of ['same-origin', 'none', undefined]) expect((await retry(site)).status, site).toBe(303);
+    // Without an Origin (or with `null`, which chromium sends under Referrer-Policy: no-referrer),
+    // only the browser's own word that the page was ours lets it through.
+    const noOrigin = (site: string, origin?: string) =>
+      get('/ops/entries/not-there/retry', {
+        method: 'POST',
+        body: `csrf=${encodeURIComponent(csrf)}`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': site, ...(origin ? { origin } : {}) },
+      });
+    expect((await noOrigin('same-origin')).status).toBe(303);
+    expect((await noOrigin('same-origin', 'null')).status).toBe(303);
+    expect((await noOrigin('none')).status).toBe(403);
+    expect((await noOrigin('none', 'null')).status).toBe(403);
+    expect((await noOrigin('same-origin', 'https://evil.example')).status).toBe(403);
+  });
+
   it('retries a dead entry with a valid form, and records who did it in the action log', async () => {
     const { cookie, csrf } = await overview(await signIn());
     const response = await get(`/ops/entries/${encodeURIComponent(hostileId)}/retry`, {
@@ -190,12 +252,16 @@ describe('actions', () => {
     const readOnly = await listen(createDashboard({ inbox, auth: { token: TOKEN }, readOnly: true }).node);
     closers.push(readOnly.close);
     const cookie = cookiesOf(await fetch(`${readOnly.url}/?token=${TOKEN}`, { redirect: 'manual' }));
-    for (const path of ['/', '/entries', `/entries/${encodeURIComponent(hostileId)}`, '/retry-dead']) {
+    for (const path of ['/', '/entries', `/entries/${encodeURIComponent(hostileId)}`, '/retry-dead', '/purge?days=1']) {
       const page = await (await fetch(`${readOnly.url}${path}`, { headers: { cookie } })).text();
-      expect(page, path).not.toMatch(/<button|method="post"|csrf/i);
+      // Signing out is the one form: it is no action on the inbox.
+      const signOut = /<form method="post" action="\/sign-out" class="sign-out">[\s\S]*?<\/form>/;
+      expect(page, path).toMatch(signOut);
+      expect(page.replace(signOut, ''), path).not.toMatch(/<button|method="post"|csrf/i);
     }
     // The confirmation page of an action is no page at all when actions are off.
     expect((await fetch(`${readOnly.url}/retry-dead`, { headers: { cookie } })).status).toBe(403);
+    expect((await fetch(`${readOnly.url}/purge?days=1`, { headers: { cookie } })).status).toBe(403);
     for (const path of ['/purge', '/retry-dead', `/entries/${encodeURIComponent(hostileId)}/retry`]) {
       const response = await fetch(`${readOnly.url}${path}`, { method: 'POST', body: 'days=0', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: readOnly.url } });
       expect(response.status, path).toBe(403);

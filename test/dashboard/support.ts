@@ -45,3 +45,12 @@ export async function waitFor<T>(read: () => Promise<T>, accept: (value: T) => b
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The fields of the page's POST form to `action` (its hidden inputs), as a form body. */
+export function formOf(page: string, action: string): URLSearchParams {
+  const form = new RegExp(`<form method="post" action="${action.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</form>`).exec(page);
+  if (!form) throw new Error(`no form posting to ${action} on the page`);
+  const fields = new URLSearchParams();
+  for (const input of form[1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(input[1]!, input[2]!.replaceAll('&amp;', '&'));
+  return fields;
+}

@@ -8,6 +8,8 @@ import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry, ReconcileRecord } from '../store.ts';
+import { withPurgedActivity } from '../purged-activity.ts';
+import { purgedActivityOf } from './purged-activity.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -57,6 +59,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   const getPool = db.get;
   const query = db.query;
   const listeners = new Set<PoolClient>();
+  const purged = purgedActivityOf(schema);
 
   const migrate = () =>
     db.migrateOnce(`integration-sdk-inbox:${schema}`, async (client) => {
@@ -112,6 +115,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       await migrateReconcile(client);
       await migrateDashboard(client);
+      await purged.migrate(client);
     });
 
   // Reconciliation: the state of each order (kept by insert), the reconcile entries that cover later
@@ -449,13 +453,13 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         now,
       ]),
 
+    // Whole entries leave their counts behind, for the charts (purged-activity.ts).
     purge: ({ status, finishedBefore, what }) =>
-      changes(
-        what === 'entry'
-          ? `DELETE FROM ${table} WHERE status = $1 AND finished_at < $2`
-          : `UPDATE ${table} SET payload = NULL WHERE status = $1 AND finished_at < $2 AND payload IS NOT NULL`,
-        [status, finishedBefore],
-      ),
+      what === 'entry'
+        ? purged.purgeEntries(query, { status, finishedBefore })
+        : changes(`UPDATE ${table} SET payload = NULL WHERE status = $1 AND finished_at < $2 AND payload IS NOT NULL`, [status, finishedBefore]),
+
+    purgePreview: (request) => purged.preview(query, request),
 
     async subscribe(listener) {
       if (options.listen === false) return () => {};
@@ -529,15 +533,16 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     },
 
     async activity({ since, until, bucketMs }) {
-      const [received, finished] = await Promise.all([
+      const [received, finished, gone] = await Promise.all([
         query<{ b: string; n: string }>(`SELECT (received_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table} WHERE received_at >= $1 AND received_at < $3::bigint GROUP BY b`, [since, bucketMs, until]),
         query<{ status: string; b: string; n: string }>(
           `SELECT status, (finished_at - $1::bigint) / $2::bigint AS b, COUNT(*) AS n FROM ${table}
            WHERE status IN ('done', 'dead') AND finished_at IS NOT NULL AND finished_at >= $1 AND finished_at < $3::bigint GROUP BY status, b`,
           [since, bucketMs, until],
         ),
+        purged.rows(query, { since, until, bucketMs }),
       ]);
-      return activityOf(since, bucketMs, received, finished);
+      return withPurgedActivity(activityOf(since, bucketMs, received, finished), { since, until, bucketMs }, gone);
     },
 
     async has(deliveryIds) {

@@ -8,6 +8,8 @@ import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, Inbox
 import { systemClock } from '../../clock.ts';
 import { backfillOrderStates, coverKeyOf, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import { withPurgedActivity } from '../purged-activity.ts';
+import { PURGED_ACTIVITY_SCHEMA, purgedActivityRows, purgeEntriesCounted, purgePreviewOf } from './purged-activity.ts';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -224,6 +226,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
       migrateReconcile(database);
       migrateDashboard(database);
+      database.exec(PURGED_ACTIVITY_SCHEMA);
     }, deadlineMs);
     migrated = true;
   }
@@ -370,12 +373,13 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
 
     purge: (request: PurgeRequest) =>
       durable((database) => {
-        const sql =
-          request.what === 'entry'
-            ? `DELETE FROM inbox_entries WHERE status = ? AND finished_at < ?`
-            : `UPDATE inbox_entries SET payload = NULL WHERE status = ? AND finished_at < ? AND payload IS NOT NULL`;
+        // Whole entries leave their counts behind, for the charts (purged-activity.ts).
+        if (request.what === 'entry') return purgeEntriesCounted(database, request);
+        const sql = `UPDATE inbox_entries SET payload = NULL WHERE status = ? AND finished_at < ? AND payload IS NOT NULL`;
         return Number(database.prepare(sql).run(request.status, request.finishedBefore).changes);
       }),
+
+    purgePreview: (request) => durable((database) => purgePreviewOf(database, request)),
 
     async close() {
       file.close();
@@ -434,7 +438,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
           const bucket = { start, received: count(received.get(start, end)), done: count(finished.get('done', start, end)), dead: count(finished.get('dead', start, end)) };
           if (bucket.received + bucket.done + bucket.dead > 0) buckets.push(bucket);
         }
-        return buckets;
+        return withPurgedActivity(buckets, { since, until, bucketMs }, purgedActivityRows(database, { since, until, bucketMs }));
       }),
 
     has: (deliveryIds) =>
