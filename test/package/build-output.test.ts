@@ -38,7 +38,7 @@ beforeAll(() => {
 
 /** Marks of the client pipeline: the webhooks entry must not reach them. */
 const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"', 'throwHttpErrors'];
-const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel', 'sync', 'sync-sqlite', 'sync-postgres', 'dashboard'];
+const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel', 'sync', 'sync-sqlite', 'sync-postgres', 'dashboard', 'tenants', 'tenants-sqlite', 'tenants-postgres'];
 
 describe('built webhooks entry', () => {
   for (const file of ['webhooks.js', 'webhooks.cjs']) {
