@@ -111,14 +111,15 @@ export function addKey(state: SandboxState, merchantId: string, spec: SandboxKey
 
 /** The merchants added beside the seeded one, oldest first, with their stores and keys. */
 export function merchantViews(state: SandboxState): SandboxMerchant[] {
-  const keys = [...state.keys.values()];
+  const keys = new Map<string, SandboxMerchantKey[]>();
+  for (const key of state.keys.values()) keys.set(key.merchantId, [...(keys.get(key.merchantId) ?? []), keyView(key)]);
   return [...state.merchants.values()]
     .filter((merchant) => merchant.id !== state.merchantId)
     .map((merchant) => ({
       merchantId: merchant.id,
       stores: merchant.stores.map((store) => ({ ...store })),
       storeIds: merchant.stores.map((store) => store.id),
-      keys: keys.filter((key) => key.merchantId === merchant.id).map(keyView),
+      keys: keys.get(merchant.id) ?? [],
     }));
 }
 

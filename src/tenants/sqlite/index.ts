@@ -1,6 +1,6 @@
 /**
  * `integration-sdk/tenants/sqlite`: the tenants registry on a SQLite file (`node:sqlite`, no
- * dependency). Its tables are prefixed `tenants`, so the inbox's and the sync's file can hold them
+ * dependency), in WAL mode. Its tables are prefixed `tenants`, so the inbox's and the sync's file can hold them
  * too. Every process on the machine sharing the file sees a tenant turn `key_invalid` at its next
  * request. Credentials arrive sealed: nothing in the file is a key or a secret in clear.
  */
@@ -109,8 +109,9 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
     if (migrated) return;
     await file.attempt((database) => {
       database.exec('PRAGMA journal_mode = WAL');
-      // A committed credential or status change survives a killed process (WAL); FULL also survives a power cut.
-      database.exec('PRAGMA synchronous = FULL');
+      // WAL with synchronous=NORMAL: a committed change survives a killed process; a power cut may
+      // lose the last ones, which a second connect or disconnect repairs like any interrupted one.
+      database.exec('PRAGMA synchronous = NORMAL');
       database.exec(SCHEMA);
     });
     migrated = true;
