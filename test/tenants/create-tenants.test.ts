@@ -7,7 +7,7 @@ import { AuthenticationError, BulkOperationError, InvalidInputError, TenantKeyIn
 import { TenantConnectError, TenantKeyInvalidError, TenantNotFoundError } from 'integration-sdk/tenants';
 import { verifyWebhook } from 'integration-sdk/webhooks';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
-import { rejectionOf } from '../e2e/helpers.ts';
+import { ManualClock, rejectionOf } from '../e2e/helpers.ts';
 import { requestsOf, startWorld } from './support/fixture.ts';
 
 describe('connect', () => {
@@ -172,6 +172,26 @@ describe('client and a revoked key', () => {
     expect(await here.updateKey('loja-a', next.apiKey)).toMatchObject({ status: 'active', keyInvalidAt: null });
     expect((await there.client('loja-a').health()).merchant_id).toBe(a!.merchantId);
     expect(requestsOf(world.proxy, next.apiKey)).toEqual(['GET /health', 'GET /health']);
+  });
+
+  it('a call waiting for a token when another process met the 401 is refused once granted, not sent', async () => {
+    const world = await startWorld();
+    const clock = new ManualClock();
+    // One token, then one a second: the second call of this registry waits for the clock.
+    const waiting = world.tenants({ clock, keyBudget: { requestsPerMinute: 60, burst: 1 } });
+    const other = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    await other.connect('loja-a', { apiKey });
+    const client = waiting.client('loja-a');
+    await client.health();
+    const queued = rejectionOf(client.orders.get('5f4b1c2a-0000-4000-8000-000000000002'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // it has read the tenant (active) and waits for a token
+    world.sandbox.revokeKey(apiKey);
+    expect(await rejectionOf(other.client('loja-a').health())).toBeInstanceOf(TenantKeyInvalidError);
+    const sent = requestsOf(world.proxy, apiKey).length;
+    clock.advance(1_000);
+    expect(await queued).toBeInstanceOf(TenantKeyInvalidError);
+    expect(requestsOf(world.proxy, apiKey).length).toBe(sent);
   });
 
   it('gives the same client while it is held and keeps only maxIdleClients idle ones', async () => {
