@@ -194,6 +194,32 @@ describe('client and a revoked key', () => {
     expect(requestsOf(world.proxy, apiKey).length).toBe(sent);
   });
 
+  it('a 401 met with a key another process replaced meanwhile is repeated once with the new key, and marks nothing', async () => {
+    const world = await startWorld();
+    const other = world.tenants();
+    const merchant = world.sandbox.merchants[0]!;
+    const old = merchant.keys[0]!.apiKey;
+    const next = world.sandbox.addKey(merchant.merchantId);
+    let raced = false;
+    // Between this registry's read of the tenant and its request, the merchant rotates its key and another process stores the new one.
+    const racing: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (!raced && request.headers.get('x-api-key') === old && new URL(request.url).pathname.endsWith('/orders/5f4b1c2a-0000-4000-8000-000000000003')) {
+        raced = true;
+        world.sandbox.revokeKey(old);
+        await other.updateKey('loja-a', next.apiKey);
+      }
+      return fetch(request);
+    };
+    const here = world.tenants({ clientOptions: { random: () => 0, fetch: racing } });
+    await here.connect('loja-a', { apiKey: old });
+    const error = await rejectionOf(here.client('loja-a').orders.get('5f4b1c2a-0000-4000-8000-000000000003'));
+    expect(error).toMatchObject({ name: 'NotFoundError' }); // answered with the new key
+    expect(raced).toBe(true);
+    expect((await here.get('loja-a'))?.status).toBe('active');
+    expect(requestsOf(world.proxy, next.apiKey)).toContain('GET /orders/5f4b1c2a-0000-4000-8000-000000000003');
+  });
+
   it('gives the same client while it is held and keeps only maxIdleClients idle ones', async () => {
     const world = await startWorld();
     const tenants = world.tenants({ maxIdleClients: 2 });
