@@ -3,11 +3,11 @@
 // key (INTEGRATION_TENANTS_KEY, and INTEGRATION_TENANTS_PREVIOUS_KEYS while re-keying), the webhook
 // URL template (`--webhook-url` or INTEGRATION_TENANTS_WEBHOOK_URL, `{tenant}` standing for the id),
 // and a merchant's key (INTEGRATION_API_KEY, --api-key-file, or a prompt; never an argument).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { Tenants, TenantStore } from '../tenants/index.ts';
-import { UsageError, type ConnectionOptions } from './config.ts';
+import { readKey, UsageError, type ConnectionOptions } from './config.ts';
 import type { StoreNames } from './failure.ts';
 
 export const TENANTS_STORE: StoreNames = {
@@ -80,15 +80,7 @@ export async function openTenants(options: TenantsCommandOptions, create = false
 
 /** A merchant's key: `--api-key-file`, INTEGRATION_API_KEY, or typed at a prompt that does not echo it. */
 export async function merchantKey(options: ConnectionOptions): Promise<string> {
-  if (options.apiKeyFile !== undefined) {
-    try {
-      return readFileSync(options.apiKeyFile, 'utf8').trim();
-    } catch {
-      throw new UsageError(`Cannot read the key file ${options.apiKeyFile}: check the path and its permissions.`);
-    }
-  }
-  const fromEnv = process.env.INTEGRATION_API_KEY?.trim();
-  if (fromEnv) return fromEnv;
+  if (options.apiKeyFile !== undefined || process.env.INTEGRATION_API_KEY?.trim()) return readKey(options);
   if (!process.stdin.isTTY) throw new UsageError("No API key: set INTEGRATION_API_KEY or pass --api-key-file <path> (or run in a terminal to type it).");
   return prompt("The merchant's API key (not shown): ");
 }
