@@ -60,6 +60,22 @@ describe('built webhooks entry', () => {
   });
 });
 
+describe('the tenants entries', () => {
+  // node:sqlite is reached through process.getBuiltinModule, never imported: pg is the driver to look for.
+  for (const file of ['tenants', 'tenants-sqlite']) {
+    for (const format of ['js', 'cjs']) {
+      it(`${file}.${format} loads neither pg nor the dashboard`, () => {
+        const { bare } = reachableImports(join(outDir, `${file}.${format}`));
+        expect([...bare].filter((name) => /^(pg|hono|@hono\/.*)$/.test(name))).toEqual([]);
+      });
+    }
+  }
+
+  it('tenants-postgres does reach pg, so the check above can fail', () => {
+    expect([...reachableImports(join(outDir, 'tenants-postgres.js')).bare]).toContain('pg');
+  });
+});
+
 describe('dependencies are imported, not bundled', () => {
   for (const file of ['index.js', 'index.cjs']) {
     it(`${file} imports ky, zod/mini and p-retry by name`, () => {
