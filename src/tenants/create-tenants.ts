@@ -101,19 +101,32 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
   const open = () => {
     if (closed) throw new ConfigurationError('This tenants registry is closed.');
   };
+  // One change of a tenant at a time in this process: two connects of one id at once would each
+  // register an endpoint. (From several processes at once, as for webhooks.create, do not.)
+  const busy = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(id: string, change: () => Promise<T>): Promise<T> => {
+    const previous = busy.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(change);
+    const settled = next.catch(() => {});
+    busy.set(id, settled);
+    void settled.then(() => {
+      if (busy.get(id) === settled) busy.delete(id);
+    });
+    return next;
+  };
 
   const tenants: Tenants = {
     async connect(id, input) {
       open();
-      return connectTenant(context, id, input);
+      return oneAtATime(id, () => connectTenant(context, id, input));
     },
     async updateKey(id, apiKey) {
       open();
-      return updateTenantKey(context, id, apiKey);
+      return oneAtATime(id, () => updateTenantKey(context, id, apiKey));
     },
     async disconnect(id) {
       open();
-      await disconnectTenant(context, id);
+      await oneAtATime(id, () => disconnectTenant(context, id));
     },
     async get(id) {
       open();

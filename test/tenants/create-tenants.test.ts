@@ -50,6 +50,15 @@ describe('connect', () => {
     expect(requestsOf(world.proxy, apiKey).filter((request) => request === 'POST /webhooks')).toHaveLength(1);
   });
 
+  it('two connects of one id at once in one process register one endpoint', async () => {
+    const world = await startWorld();
+    const tenants = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    const [one, two] = await Promise.all([tenants.connect('loja-1', { apiKey }), tenants.connect('loja-1', { apiKey })]);
+    expect(one.endpointId).toBe(two.endpointId);
+    expect(requestsOf(world.proxy, apiKey).filter((request) => request === 'POST /webhooks')).toHaveLength(1);
+  });
+
   it('refuses bad input with a typed error naming the rule, before any request and writing nothing', async () => {
     const world = await startWorld();
     const tenants = world.tenants();
