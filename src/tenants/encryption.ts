@@ -48,7 +48,7 @@ export class Keyring {
 
   constructor(option: EncryptionKeyOption) {
     const { current, previous } = keysOf(option);
-    this.#current = dataKey(current, 'encryptionKey.current');
+    this.#current = dataKey(current, typeof option === 'string' ? 'encryptionKey' : 'encryptionKey.current');
     this.#all = new Map([[this.#current.id, this.#current]]);
     previous.forEach((key, index) => {
       const parsed = dataKey(key, `encryptionKey.previous[${index}]`);

@@ -3,7 +3,7 @@
 // disconnect, and what never shows a key or a secret.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, BulkOperationError, InvalidInputError, TenantKeyInvalidError as MainTenantKeyInvalidError } from 'integration-sdk';
+import { AuthenticationError, BulkOperationError, ConfigurationError, InvalidInputError, TenantKeyInvalidError as MainTenantKeyInvalidError } from 'integration-sdk';
 import { TenantConnectError, TenantKeyInvalidError, TenantNotFoundError } from 'integration-sdk/tenants';
 import { verifyWebhook } from 'integration-sdk/webhooks';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
@@ -89,6 +89,9 @@ describe('connect', () => {
     expect(() => tenants.client('no/body')).toThrow(InvalidInputError);
     expect(world.proxy.requests).toEqual([]);
     expect(await tenants.get('loja-42')).toBeNull();
+    // An encryption key that is not 32 bytes: refused when the registry is made.
+    expect(() => world.tenants({ encryptionKey: Buffer.alloc(31).toString('base64') })).toThrow(/encryptionKey must be 32 bytes \(AES-256\), got 31/);
+    expect(() => world.tenants({ encryptionKey: 'x' })).toThrow(ConfigurationError);
   });
 
   it('names the missing scopes: an error when the integration needs one, nothing stored', async () => {
