@@ -106,23 +106,77 @@ export interface Tenants {
    * `webhooks:manage` and `orders:read` are required), refuses a second id for one merchant unless
    * `allowSameMerchant`, finds or registers its endpoint at `webhookUrl(id)`, keeps its secret, sends
    * `webhooks.test`. Never leaves an orphan endpoint; calling it again completes an interrupted one.
+   *
+   * @example
+   * ```ts
+   * const t = await tenants.connect('loja-42', { apiKey: pastedKey });
+   * if (t.missingScopes.length > 0) console.log(`loyalty and catalog features need ${t.missingScopes.join(', ')}`);
+   * ```
    */
   connect(id: string, input: ConnectInput): Promise<Tenant>;
-  /** A new key for a connected tenant (same merchant); clears `key_invalid`. */
+  /**
+   * A new key for a connected tenant (same merchant, checked with `health()`); clears `key_invalid`.
+   *
+   * @example
+   * ```ts
+   * await tenants.updateKey('loja-42', newlyPastedKey);
+   * ```
+   */
   updateKey(id: string, apiKey: string): Promise<Tenant>;
-  /** Deletes its endpoints and erases its credentials; the record stays as `disconnected`. Calling it again completes an interrupted one. */
+  /**
+   * Deletes its endpoints and erases its credentials; the record stays as `disconnected`. Calling it
+   * again completes an interrupted one.
+   *
+   * @example
+   * ```ts
+   * await tenants.disconnect('loja-42');
+   * ```
+   */
   disconnect(id: string): Promise<void>;
-  /** The tenant, or `null` for an id never connected. */
+  /**
+   * The tenant, or `null` for an id never connected.
+   *
+   * @example
+   * ```ts
+   * const t = await tenants.get('loja-42');
+   * ```
+   */
   get(id: string): Promise<Tenant | null>;
-  /** Tenants in id order, read from the store page by page. */
+  /**
+   * Tenants in id order, read from the store page by page.
+   *
+   * @example
+   * ```ts
+   * for await (const t of tenants.list({ status: 'key_invalid' })) console.log(t.id, t.keyInvalidAt);
+   * ```
+   */
   list(options?: ListTenantsOptions): AsyncIterable<Tenant>;
   /**
    * The tenant's client: the same one while it is in use; idle ones are dropped. Its key is read from
    * the store at each call; a `key_invalid`, unknown or disconnected tenant's calls fail at once.
+   *
+   * @example
+   * ```ts
+   * await tenants.client('loja-42').loyalty.credit({ phone, points: 10 });
+   * ```
    */
   client(id: string): IntegrationClient;
-  /** Re-seals every credential under `encryptionKey.current`. */
+  /**
+   * Re-seals every credential under `encryptionKey.current` (the others must be in `previous`).
+   *
+   * @example
+   * ```ts
+   * const { resealed } = await tenants.rekey();
+   * ```
+   */
   rekey(): Promise<RekeyResult>;
-  /** Drops the clients and closes the budget and the store. */
+  /**
+   * Drops the clients and closes the budget and the store.
+   *
+   * @example
+   * ```ts
+   * await tenants.close();
+   * ```
+   */
   close(): Promise<void>;
 }

@@ -47,7 +47,6 @@ export async function startFaultProxy(sandbox: Sandbox): Promise<FaultProxy> {
       state.requests.push(record);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      headers.set('x-forwarded-for', '127.0.0.1');
       const response = await sandbox.handle(new Request(`${sandbox.url}${req.url}`, { method: req.method, headers, body: body === '' ? undefined : body }));
       const answer = Buffer.from(await response.arrayBuffer());
       const fault = state.fault?.({ method: record.method, path });
