@@ -105,6 +105,24 @@ describe('connect with faults', () => {
   }
 });
 
+describe('updateKey with faults', () => {
+  it('a health check that keeps failing stores nothing (the tenant stays key_invalid); a second call completes', async () => {
+    const world = await startWorld();
+    const tenants = world.tenants();
+    const merchant = world.sandbox.merchants[0]!;
+    await tenants.connect('loja-1', { apiKey: merchant.keys[0]!.apiKey });
+    world.sandbox.revokeKey(merchant.keys[0]!.apiKey);
+    await rejectionOf(tenants.client('loja-1').health());
+    const next = world.sandbox.addKey(merchant.merchantId);
+    world.proxy.fault = (request) => (request.path.endsWith('/health') ? 'answer500' : undefined);
+    await expect(tenants.updateKey('loja-1', next.apiKey)).rejects.toBeInstanceOf(InternalServerError);
+    world.proxy.fault = undefined;
+    expect((await tenants.get('loja-1'))?.status).toBe('key_invalid');
+    expect(await tenants.updateKey('loja-1', next.apiKey)).toMatchObject({ status: 'active' });
+    expect((await tenants.client('loja-1').health()).merchant_id).toBe(merchant.merchantId);
+  });
+});
+
 describe('disconnect with faults', () => {
   it('500s deleting the endpoint leaves the tenant disconnecting (its client refused); a second call completes', async () => {
     const world = await startWorld();
