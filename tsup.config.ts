@@ -15,6 +15,9 @@ const entries = {
   'sync-sqlite': 'src/sync/sqlite/index.ts',
   'sync-postgres': 'src/sync/postgres/index.ts',
   dashboard: 'src/dashboard/index.ts',
+  tenants: 'src/tenants/index.ts',
+  'tenants-sqlite': 'src/tenants/sqlite/index.ts',
+  'tenants-postgres': 'src/tenants/postgres/index.ts',
 };
 
 const shared: Options = {

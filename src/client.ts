@@ -7,9 +7,20 @@ import { StockResource } from './resources/stock.ts';
 import { WebhooksResource } from './resources/webhooks.ts';
 import { HealthSchema, type Health } from './schemas/index.ts';
 import { transportSettingsFrom, type IntegrationClientOptions } from './transport/client-options.ts';
-import { HttpRequester } from './transport/http-requester.ts';
+import { HttpRequester, type TransportSettings } from './transport/http-requester.ts';
 import { checkCallerPath, InputChecks } from './transport/input-checks.ts';
-import type { CallOptions, HttpMethod, RetryMode } from './transport/types.ts';
+import type { CallOptions, HttpMethod, Requester, RetryMode } from './transport/types.ts';
+
+/**
+ * Internal: a function under this registered symbol in the options builds the client's transport
+ * from its checked settings instead of `HttpRequester` (`integration-sdk/tenants` reads a tenant's
+ * key from its store at each call and turns its 401 into `TenantKeyInvalidError`). Not a public option.
+ */
+export const TRANSPORT_FACTORY = Symbol.for('integration-sdk.transportFactory');
+
+interface InternalClientOptions {
+  [TRANSPORT_FACTORY]?: (settings: TransportSettings) => Requester;
+}
 
 /**
  * `client.request(input)`: a route this SDK does not wrap yet.
@@ -104,7 +115,7 @@ export class IntegrationClient {
    */
   readonly loyalty: LoyaltyResource;
   // Holds the key; private so that JSON.stringify and util.inspect of the client cannot show it.
-  readonly #requester: HttpRequester;
+  readonly #requester: Requester;
   readonly #baseUrl: string;
 
   /**
@@ -119,7 +130,7 @@ export class IntegrationClient {
   constructor(options: IntegrationClientOptions) {
     const settings = transportSettingsFrom(options);
     this.#baseUrl = settings.baseUrl;
-    this.#requester = new HttpRequester(settings);
+    this.#requester = (options as InternalClientOptions)[TRANSPORT_FACTORY]?.(settings) ?? new HttpRequester(settings);
     this.catalog = new CatalogResource(this.#requester);
     this.stock = new StockResource(this.#requester);
     this.orders = new OrdersResource(this.#requester);

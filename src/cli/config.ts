@@ -19,7 +19,8 @@ export function loadDotEnv(): void {
   if (existsSync('.env')) process.loadEnvFile('.env');
 }
 
-function readKey(options: ConnectionOptions): string {
+/** The key from `--api-key-file` or INTEGRATION_API_KEY; `UsageError` when neither gives one. */
+export function readKey(options: ConnectionOptions): string {
   if (options.apiKeyFile !== undefined) {
     try {
       return readFileSync(options.apiKeyFile, 'utf8').trim();

@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../index.ts';
 import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
+import { doctorChecks } from './doctor-tenants.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
 import { push, type PushOptions } from './push.ts';
@@ -12,6 +13,7 @@ import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
 import { addSyncPushOptions, registerSyncCommands, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
+import { registerTenantsCommands } from './tenants-commands.ts';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -45,7 +47,7 @@ const program = new Command('integration-sdk')
     process.exit(error.exitCode === 0 ? 0 : 2);
   })
   .addHelpText('after', `
-Environment: INTEGRATION_API_KEY, INTEGRATION_BASE_URL, INTEGRATION_INBOX_STORE, INTEGRATION_SYNC_STATE (a .env file in the working directory is read).
+Environment: INTEGRATION_API_KEY, INTEGRATION_BASE_URL, INTEGRATION_INBOX_STORE, INTEGRATION_SYNC_STATE, INTEGRATION_TENANTS, INTEGRATION_TENANTS_KEY (a .env file in the working directory is read).
 Exit codes: 0 all succeeded, 1 something failed (items rejected, a failed check, dead deliveries), 2 could not run, 130 interrupted.
 
 Example:
@@ -55,10 +57,12 @@ program
   .command('doctor')
   .description('check the key, environment, scopes, stores, clock, webhooks and (with --store) the inbox')
   .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
+  .option('--tenants <location>', 'tenants store: also check every tenant (default: INTEGRATION_TENANTS)')
+  .option('--max-tenants <n>', 'with --tenants: active tenants whose endpoints are read', integer('--max-tenants', 0))
   .option('--json', 'print the checks as JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk doctor --store ./integration-inbox.db')
-  .action(run(async (options: { store?: string; json?: boolean }, command: Command) => {
-    const checks = await runDoctor({ ...connection(command), store: options.store });
+  .action(run(async (options: { store?: string; tenants?: string; maxTenants?: number; json?: boolean }, command: Command) => {
+    const checks = await doctorChecks({ ...connection(command), ...options }, (single) => runDoctor({ ...single, store: options.store }));
     const failed = checks.some((c) => c.status === 'fail');
     console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks, process.stdout.isTTY ? process.stdout.columns : undefined)));
     return failed ? 1 : 0;
@@ -92,6 +96,7 @@ pushCommand(group('catalog', 'products: catalog push', 'integration-sdk catalog 
 pushCommand(group('stock', 'stock and prices: stock push', 'integration-sdk stock push examples/stock.csv'), 'stock', 'integration-sdk stock push examples/stock.csv --resume');
 
 registerSyncCommands(group, run, (command) => clientFrom(connection(command)));
+registerTenantsCommands(group, run);
 
 const orders = group('orders', 'read orders: orders get <order_id> | orders find --external-id <id>', 'integration-sdk orders find --external-id MKT-1001');
 orders

@@ -7,6 +7,7 @@ import { Platform } from './platform/orders.ts';
 import { bucketsFrom } from './rate-limit.ts';
 import { CONTROL_ROUTES } from './routes/control.ts';
 import { ROUTES } from './routes/table.ts';
+import { addKey, addMerchant, merchantSpecIssues, merchantViews, revokeKey } from './merchants.ts';
 import { apiKeyOf, COUPON_CODES, createSeededState, KEYS, STORES, type KeyName } from './seed.ts';
 import type { SandboxState } from './state.ts';
 import type { Sandbox, SandboxKeyInfo, SandboxOptions, SandboxSeed } from './types.ts';
@@ -36,6 +37,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const clock = clockOf(options.clock);
   const random = options.random ?? Math.random;
   const state = createSeededState(clock);
+  const seededStoreIds = [...state.storeIds];
+  const merchantIssues = (options.merchants ?? []).flatMap((spec, index) => merchantSpecIssues(spec, `merchants[${index}]`));
+  if (merchantIssues.length > 0) throw new TypeError(`createSandbox: ${merchantIssues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`);
+  for (const spec of options.merchants ?? []) addMerchant(state, spec);
   const receivers = new ReceiverPolicy(options.allowInsecureReceivers ?? true, options.resolveHost ?? dnsResolver);
   const deliveries = new DeliveryEngine({
     state, clock, timeScale, receivers, log: options.log,
@@ -57,9 +62,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     port: server.port,
     apiKey: seed.keys.full.apiKey,
     keys: { full: seed.keys.full.apiKey, oneStore: seed.keys.oneStore.apiKey, readOnly: seed.keys.readOnly.apiKey },
-    storeIds: [...state.storeIds],
+    storeIds: seededStoreIds,
     merchantId: state.merchantId,
     seed,
+    get merchants() {
+      return merchantViews(state);
+    },
+    addMerchant: (spec) => {
+      const issues = merchantSpecIssues(spec);
+      if (issues.length > 0) throw new TypeError(`addMerchant: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`);
+      return addMerchant(state, spec);
+    },
+    addKey: (merchantId, spec) => addKey(state, merchantId, spec),
     createOrder: (input) => platform.createOrder(input),
     setOrderStatus: (orderId, status) => platform.setOrderStatus(orderId, status),
     handle: fetchHandler(core),
@@ -76,9 +90,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       faults = next ? new FaultPlan(next, random) : null;
     },
     revokeKey: (apiKey) => {
-      const key = [...state.keys.values()].find((k) => k.apiKey === apiKey);
-      if (!key) throw new Error('revokeKey: not a key of this sandbox.');
-      key.revoked = true;
+      if (!revokeKey(state, apiKey)) throw new Error('revokeKey: not a key of this sandbox.');
     },
     setLoyaltyProgramActive: (active) => {
       state.program.active = active;

@@ -67,11 +67,13 @@ function coupon(code: string, type: 'percent' | 'fixed', value: number, extra: P
 export function createSeededState(clock: Clock): SandboxState {
   const now = new Date(clock.now()).toISOString();
   const keys = (Object.keys(KEYS) as KeyName[]).map((name) => ({
-    keyId: KEYS[name].keyId, apiKey: apiKeyOf(name), scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds], revoked: false,
+    keyId: KEYS[name].keyId, merchantId: MERCHANT_ID, apiKey: apiKeyOf(name), scopes: [...KEYS[name].scopes], storeIds: [...KEYS[name].storeIds], revoked: false,
   }));
   return {
     merchantId: MERCHANT_ID,
     storeIds: STORES.map((s) => s.id),
+    merchants: new Map([[MERCHANT_ID, { id: MERCHANT_ID, stores: STORES.map((s) => ({ ...s })) }]]),
+    storeMerchants: new Map(STORES.map((s) => [s.id, MERCHANT_ID])),
     featureEnabled: true,
     keys: new Map(keys.map((k) => [k.keyId, k])),
     products: new Map([

@@ -3,10 +3,20 @@ import type { Order } from '../schemas/order.ts';
 import type { DeliveryStatus } from '../schemas/webhooks.ts';
 import type { LoyaltyEntry, LoyaltyProgram } from '../schemas/loyalty.ts';
 
-/** The in-memory service: one merchant, its stores, keys, catalog, orders, webhooks and loyalty. */
+/**
+ * The in-memory service: merchants (the seeded one first), their stores and keys, and the catalog,
+ * orders, webhooks and loyalty. Orders, webhooks and reads are kept apart per merchant through the
+ * stores a key covers; the catalog and loyalty data are one shared set (see docs/sandbox.md).
+ */
 export interface SandboxState {
+  /** The seeded merchant. */
   merchantId: string;
+  /** Every store of every merchant (a store belongs to one merchant: `merchants`). */
   storeIds: string[];
+  /** Every merchant, by id, with its stores. */
+  merchants: Map<string, MerchantRecord>;
+  /** The merchant of each store, by store id. */
+  storeMerchants: Map<string, string>;
   /** The server-side feature flag of spec part 1: off, every route answers 503. */
   featureEnabled: boolean;
   keys: Map<string, ApiKeyRecord>;
@@ -25,8 +35,15 @@ export interface SandboxState {
   nextDisplayNumber: number;
 }
 
+export interface MerchantRecord {
+  id: string;
+  stores: Array<{ id: string; name: string }>;
+}
+
 export interface ApiKeyRecord {
   keyId: string;
+  /** The merchant that created the key: `GET /health` answers it, and the key sees only its stores. */
+  merchantId: string;
   /** The complete `service_<key_id>_<secret>`. */
   apiKey: string;
   scopes: Scope[];
@@ -112,10 +129,10 @@ export interface RedemptionRecord {
   store_id: string;
 }
 
-/** Whether `storeId` is inside the key's store scope (an empty list means every merchant store). */
+/** Whether `storeId` is inside the key's store scope (an empty list means every store of the key's merchant). */
 export function keyCoversStore(state: SandboxState, key: ApiKeyRecord, storeId: string): boolean {
   const id = canonicalStoreId(storeId);
-  if (!state.storeIds.includes(id)) return false;
+  if (state.storeMerchants.get(id) !== key.merchantId) return false;
   return key.storeIds.length === 0 || key.storeIds.includes(id);
 }
 

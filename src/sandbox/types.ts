@@ -1,5 +1,6 @@
 import type { Scope } from '../schemas/health.ts';
 import type { LoyaltyProgram } from '../schemas/loyalty.ts';
+import type { SandboxKeySpec, SandboxMerchant, SandboxMerchantKey, SandboxMerchantSpec } from './merchants.ts';
 import type { Order, OrderStatus } from '../schemas/order.ts';
 import type { SandboxClock } from './clock.ts';
 import type { FaultOptions } from './faults.ts';
@@ -27,6 +28,15 @@ export interface SandboxOptions {
    * check of spec 6.3 exactly as production does. @default true
    */
   allowInsecureReceivers?: boolean;
+  /**
+   * More merchants beside the seeded one, each with its own stores and keys (a vendor serving many
+   * merchants): `sandbox.merchants` lists them. Each key sees only its merchant's stores, orders and
+   * webhook endpoints (5 per key), and `GET /health` answers its merchant.
+   * @example
+   * const sandbox = await createSandbox({ merchants: [{ stores: 2 }, { keys: [{ scopes: ['orders:read'] }] }] });
+   * const key = sandbox.merchants[0].keys[0].apiKey;
+   */
+  merchants?: SandboxMerchantSpec[];
   /** Token buckets per key and per IP; `false` turns rate limiting off. @default 120 + 2/s per key, 300 + 5/s per IP */
   rate?: RateOptions;
   /** A seeded share of requests fails (see `FaultOptions`). @default none */
@@ -143,8 +153,23 @@ export interface Sandbox {
   setFeatureEnabled(enabled: boolean): void;
   /** Replaces the fault injection; null turns it off. */
   setFaults(faults: FaultOptions | null): void;
-  /** Revokes a key: its next request answers 401 INVALID_API_KEY (no credential cache). */
+  /** Revokes a key (its complete value or its key id): its next request answers 401 INVALID_API_KEY (no credential cache). */
   revokeKey(apiKey: string): void;
+  /** The merchants added with the `merchants` option or `addMerchant`, oldest first (not the seeded one). */
+  readonly merchants: SandboxMerchant[];
+  /**
+   * Adds a merchant with fresh stores and keys (also `POST /_sandbox/merchants`).
+   * @example
+   * const { merchantId, keys, storeIds } = sandbox.addMerchant({ stores: 2, keys: 1 });
+   */
+  addMerchant(spec?: SandboxMerchantSpec): SandboxMerchant;
+  /**
+   * Adds a key to a merchant (the merchant rotating its key; also `POST /_sandbox/merchants/:id/keys`).
+   * @example
+   * const next = sandbox.addKey(merchant.merchantId);
+   * sandbox.revokeKey(merchant.keys[0].apiKey);
+   */
+  addKey(merchantId: string, spec?: SandboxKeySpec): SandboxMerchantKey;
   /** Off, loyalty program/balance/statement/points answer 404 NO_PROGRAM. */
   setLoyaltyProgramActive(active: boolean): void;
   /** While on, writes to this store fail per item with STORE_WRITE_FAILED. */
@@ -156,6 +181,7 @@ export interface Sandbox {
 }
 
 export type { CreateOrderInput, CreateOrderItem } from './platform/orders.ts';
+export type { SandboxKeySpec, SandboxMerchant, SandboxMerchantKey, SandboxMerchantSpec } from './merchants.ts';
 export type { DeliveryView } from './webhooks/delivery-engine.ts';
 export type { SandboxClock } from './clock.ts';
 export type { RandomSource } from './random.ts';

@@ -38,7 +38,7 @@ beforeAll(() => {
 
 /** Marks of the client pipeline: the webhooks entry must not reach them. */
 const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"', 'throwHttpErrors'];
-const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel', 'sync', 'sync-sqlite', 'sync-postgres', 'dashboard'];
+const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel', 'sync', 'sync-sqlite', 'sync-postgres', 'dashboard', 'tenants', 'tenants-sqlite', 'tenants-postgres'];
 
 describe('built webhooks entry', () => {
   for (const file of ['webhooks.js', 'webhooks.cjs']) {
@@ -57,6 +57,22 @@ describe('built webhooks entry', () => {
     const { files } = reachableImports(join(outDir, 'index.js'));
     const code = [...files].map((path) => readFileSync(path, 'utf8')).join('\n');
     expect(code).toMatch(/["']X-API-Key["']/);
+  });
+});
+
+describe('the tenants entries', () => {
+  // node:sqlite is reached through process.getBuiltinModule, never imported: pg is the driver to look for.
+  for (const file of ['tenants', 'tenants-sqlite']) {
+    for (const format of ['js', 'cjs']) {
+      it(`${file}.${format} loads neither pg nor the dashboard`, () => {
+        const { bare } = reachableImports(join(outDir, `${file}.${format}`));
+        expect([...bare].filter((name) => /^(pg|hono|@hono\/.*)$/.test(name))).toEqual([]);
+      });
+    }
+  }
+
+  it('tenants-postgres does reach pg, so the check above can fail', () => {
+    expect([...reachableImports(join(outDir, 'tenants-postgres.js')).bare]).toContain('pg');
   });
 });
 

@@ -6,6 +6,7 @@ import { canonicalStoreId, type WebhookEndpointRecord } from '../state.ts';
 import { Checker, isRecord, typeOf } from '../validate.ts';
 import { viewOf } from '../webhooks/delivery-engine.ts';
 import { registerEndpoint, SUBSCRIBABLE_EVENTS } from './webhooks.ts';
+import { addKey, addMerchant, keySpecIssues, merchantSpecIssues, revokeKey, type SandboxKeySpec, type SandboxMerchantKey, type SandboxMerchantSpec } from '../merchants.ts';
 
 /** Events `POST /_sandbox/deliveries` can send. */
 export const DELIVERABLE_EVENTS = ['order.created', 'webhook.test'] as const;
@@ -20,7 +21,56 @@ export const CONTROL_ROUTES: readonly Route[] = [
   { method: 'POST', path: '/orders', scope: null, handler: createOrder },
   { method: 'POST', path: '/orders/:id/status', scope: null, handler: changeStatus },
   { method: 'POST', path: '/deliveries', scope: null, handler: deliver },
+  { method: 'POST', path: '/merchants', scope: null, handler: createMerchant },
+  { method: 'POST', path: '/merchants/:id/keys', scope: null, handler: createKey },
+  { method: 'POST', path: '/keys/:id/revoke', scope: null, handler: revoke },
 ];
+
+/** Another merchant with its stores and keys: `{ stores?: n | [{ name }], keys?: n | [{ scopes, store_ids }] }`. */
+function createMerchant(ctx: RouteContext) {
+  const body = objectBody(ctx.body, false);
+  const spec: Record<string, unknown> = { ...body, keys: Array.isArray(body.keys) ? body.keys.map(keySpecOf) : body.keys };
+  const issues = merchantSpecIssues(spec);
+  if (issues.length > 0) throw validationError(issues);
+  const merchant = withStoreChecks(() => addMerchant(ctx.state, spec as SandboxMerchantSpec));
+  return { status: 201, body: { merchant_id: merchant.merchantId, stores: merchant.stores, keys: merchant.keys.map(keyWire) } };
+}
+
+/** One more key of a merchant (a rotated key): `{ scopes?, store_ids? }`. */
+function createKey(ctx: RouteContext) {
+  const merchantId = ctx.params.id ?? '';
+  if (!ctx.state.merchants.has(merchantId)) throw new SandboxError('NOT_FOUND', 'No merchant with this id in this sandbox.');
+  const spec = keySpecOf(objectBody(ctx.body, false));
+  const issues = keySpecIssues(spec, '');
+  if (issues.length > 0) throw validationError(issues);
+  return { status: 201, body: keyWire(withStoreChecks(() => addKey(ctx.state, merchantId, spec as SandboxKeySpec))) };
+}
+
+/** Revokes a key by its id: its next request answers 401 INVALID_API_KEY. */
+function revoke(ctx: RouteContext) {
+  const keyId = ctx.params.id ?? '';
+  if (!ctx.state.keys.has(keyId) || !revokeKey(ctx.state, keyId)) throw new SandboxError('NOT_FOUND', 'No key with this id in this sandbox.');
+  return { status: 200, body: { key_id: keyId, revoked: true } };
+}
+
+function keySpecOf(key: unknown): unknown {
+  if (!isRecord(key)) return key;
+  const { store_ids, ...rest } = key;
+  return store_ids === undefined ? rest : { ...rest, storeIds: store_ids };
+}
+
+function keyWire(key: SandboxMerchantKey) {
+  return { api_key: key.apiKey, key_id: key.keyId, scopes: key.scopes, store_ids: key.storeIds };
+}
+
+function withStoreChecks<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof RangeError) throw validationError([{ path: 'store_ids', message: error.message }]);
+    throw error;
+  }
+}
 
 function createOrder(ctx: RouteContext) {
   const body = objectBody(ctx.body, false);

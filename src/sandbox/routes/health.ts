@@ -8,8 +8,8 @@ export const healthRoutes: Route[] = [
     method: 'GET',
     path: '/health',
     scope: null,
-    handler: ({ state, key, services }) => {
-      const body: Health = { status: 'ok', merchant_id: state.merchantId, store_ids: [...key.storeIds], scopes: [...key.scopes], ts: isoAt(services.clock) };
+    handler: ({ key, services }) => {
+      const body: Health = { status: 'ok', merchant_id: key.merchantId, store_ids: [...key.storeIds], scopes: [...key.scopes], ts: isoAt(services.clock) };
       return { status: 200, body };
     },
   },

@@ -1,0 +1,231 @@
+/**
+ * `integration-sdk/tenants/postgres`: the tenants registry on Postgres, in its own schema (default
+ * `integration_tenants`), so that the inbox's and the sync's database can hold it too and every
+ * process and machine shares one registry. Needs `pg` ≥ 8, an optional peer dependency.
+ * Credentials arrive sealed: no column holds a key or a secret in clear.
+ */
+import type { PoolClient } from 'pg';
+import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
+import type { ConnectIntent, ConnectIntentResult, TenantStatus, TenantStore } from '../store.ts';
+import { recordFromRow, sealedCursor, sealedFromRow, secretFromRow, TENANT_COLUMNS, type SealedRow, type SecretRow, type TenantRow } from '../store-rows.ts';
+
+export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
+
+/** Options of {@link postgresTenantStore}: a connection string (or pool config), or an existing pool. */
+export interface PostgresTenantStoreOptions extends PostgresConnectionOptions {
+  /** The schema holding the tenants tables, created on first use. @default 'integration_tenants' */
+  schema?: string;
+}
+
+/**
+ * The tenants registry on Postgres.
+ *
+ * @example
+ * ```ts
+ * import { createTenants } from 'integration-sdk/tenants';
+ * import { postgresTenantStore } from 'integration-sdk/tenants/postgres';
+ *
+ * const tenants = createTenants({
+ *   store: postgresTenantStore({ connectionString: process.env.DATABASE_URL }),
+ *   encryptionKey: process.env.TENANTS_KEY!,
+ *   baseUrl: 'https://platform.example.com',
+ *   webhookUrl: (id) => `https://erp.example.com/webhooks/integration/${id}`,
+ * });
+ * ```
+ */
+export function postgresTenantStore(options: PostgresTenantStoreOptions): TenantStore {
+  const schema = checkPostgresOptions('postgresTenantStore', options, options?.schema ?? 'integration_tenants');
+  const db = postgresPool('postgresTenantStore', options);
+  const tenants = `"${schema}".tenants`;
+  const secrets = `"${schema}".secrets`;
+  const meta = `"${schema}".meta`;
+
+  const migrate = () =>
+    db.migrateOnce(`integration-sdk-tenants:${schema}`, async (client) => {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${tenants} (
+          id TEXT PRIMARY KEY,
+          merchant_id TEXT NOT NULL,
+          store_ids TEXT[] NOT NULL,
+          scopes TEXT[] NOT NULL,
+          status TEXT NOT NULL,
+          api_key TEXT,
+          key_generation BIGINT NOT NULL DEFAULT 1,
+          endpoint_id TEXT,
+          allow_same_merchant BOOLEAN NOT NULL DEFAULT false,
+          connected_at BIGINT,
+          key_invalid_at BIGINT,
+          disconnected_at BIGINT,
+          updated_at BIGINT NOT NULL
+        )`);
+      await client.query(`CREATE INDEX IF NOT EXISTS tenants_merchant ON ${tenants} (merchant_id)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS tenants_status ON ${tenants} (status, id)`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${secrets} (
+          tenant_id TEXT NOT NULL,
+          endpoint_id TEXT NOT NULL,
+          secret TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          PRIMARY KEY (tenant_id, endpoint_id)
+        )`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${meta} (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    });
+
+  async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    await migrate();
+    return db.query<R>(sql, params);
+  }
+  async function changes(sql: string, params: unknown[] = []): Promise<number> {
+    await migrate();
+    return db.changes(sql, params);
+  }
+  async function transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T> {
+    await migrate();
+    const client = await (await db.get()).connect();
+    try {
+      await client.query('BEGIN');
+      const result = await body(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+  const one = async (sql: string, params: unknown[]) => {
+    const [row] = await query<TenantRow>(sql, params);
+    return row ? recordFromRow(row) : null;
+  };
+
+  async function beginConnect(client: PoolClient, intent: ConnectIntent): Promise<ConnectIntentResult> {
+    // Two connects of one merchant under two ids, in two processes, take turns here.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`integration-sdk-tenants-merchant:${schema}:${intent.merchantId}`]);
+    const [row] = (await client.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE id = $1 FOR UPDATE`, [intent.id])).rows;
+    const current = row ? recordFromRow(row) : null;
+    if (current && current.status !== 'disconnected' && current.merchantId !== intent.merchantId) return { outcome: 'merchant_mismatch', merchantId: current.merchantId };
+    if (!intent.allowSameMerchant) {
+      const [other] = (
+        await client.query<{ id: string }>(`SELECT id FROM ${tenants} WHERE merchant_id = $1 AND id <> $2 AND status <> 'disconnected' ORDER BY id LIMIT 1`, [intent.merchantId, intent.id])
+      ).rows;
+      if (other) return { outcome: 'merchant_taken', existingTenantId: other.id };
+    }
+    const status: TenantStatus = !current || current.status === 'disconnected' ? 'connecting' : current.status;
+    const generation = !current ? 1 : current.keyGeneration + (intent.keyChanged ? 1 : 0);
+    const [written] = (
+      await client.query<TenantRow>(
+        `INSERT INTO ${tenants} AS t (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (id) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, store_ids = EXCLUDED.store_ids, scopes = EXCLUDED.scopes,
+           status = EXCLUDED.status, api_key = EXCLUDED.api_key, key_generation = EXCLUDED.key_generation,
+           allow_same_merchant = EXCLUDED.allow_same_merchant, disconnected_at = NULL, updated_at = EXCLUDED.updated_at,
+           connected_at = CASE WHEN t.status = 'disconnected' THEN NULL ELSE t.connected_at END,
+           key_invalid_at = CASE WHEN t.status = 'disconnected' THEN NULL ELSE t.key_invalid_at END
+         RETURNING ${TENANT_COLUMNS}`,
+        [intent.id, intent.merchantId, intent.storeIds, intent.scopes, status, intent.apiKey, generation, intent.allowSameMerchant, intent.at],
+      )
+    ).rows;
+    return { outcome: 'ok', record: recordFromRow(written!) };
+  }
+
+  return {
+    migrate,
+
+    get: (id) => one(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE id = $1`, [id]),
+
+    list: async ({ statuses, after, limit }) =>
+      (
+        statuses
+          ? await query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE status = ANY($1::text[]) AND id COLLATE "C" > $2 ORDER BY id COLLATE "C" LIMIT $3`, [statuses, after ?? '', limit])
+          : await query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE id COLLATE "C" > $1 ORDER BY id COLLATE "C" LIMIT $2`, [after ?? '', limit])
+      ).map(recordFromRow),
+
+    countByStatus: async () => {
+      const rows = await query<{ status: TenantStatus; n: string }>(`SELECT status, count(*) AS n FROM ${tenants} GROUP BY status`);
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+    },
+
+    beginConnect: (intent) => transaction((client) => beginConnect(client, intent)),
+
+    finishConnect: (id, endpointId, at) =>
+      one(
+        `UPDATE ${tenants} SET status = 'active', endpoint_id = $2, connected_at = coalesce(connected_at, $3), key_invalid_at = NULL, updated_at = $3
+         WHERE id = $1 AND status IN ('connecting', 'active', 'key_invalid') RETURNING ${TENANT_COLUMNS}`,
+        [id, endpointId, at],
+      ),
+
+    putSecret: async ({ tenantId, endpointId, secret, createdAt }) => {
+      await changes(
+        `INSERT INTO ${secrets} (tenant_id, endpoint_id, secret, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (tenant_id, endpoint_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at`,
+        [tenantId, endpointId, secret, createdAt],
+      );
+    },
+
+    deleteSecret: async (tenantId, endpointId) => {
+      await changes(`DELETE FROM ${secrets} WHERE tenant_id = $1 AND endpoint_id = $2`, [tenantId, endpointId]);
+    },
+
+    secrets: async (tenantId) =>
+      (await query<SecretRow>(`SELECT tenant_id, endpoint_id, secret, created_at FROM ${secrets} WHERE tenant_id = $1 ORDER BY created_at DESC, endpoint_id COLLATE "C"`, [tenantId])).map(
+        secretFromRow,
+      ),
+
+    replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
+      one(
+        `UPDATE ${tenants} SET api_key = $2, scopes = $3, store_ids = $4, key_generation = key_generation + 1, status = 'active', key_invalid_at = NULL, updated_at = $5
+         WHERE id = $1 AND status IN ('active', 'key_invalid') RETURNING ${TENANT_COLUMNS}`,
+        [id, apiKey, scopes, storeIds, at],
+      ),
+
+    markKeyInvalid: async (id, keyGeneration, at) =>
+      (await changes(`UPDATE ${tenants} SET status = 'key_invalid', key_invalid_at = $3, updated_at = $3 WHERE id = $1 AND key_generation = $2 AND status = 'active'`, [id, keyGeneration, at])) > 0,
+
+    beginDisconnect: (id, at) =>
+      one(`UPDATE ${tenants} SET status = 'disconnecting', updated_at = $2 WHERE id = $1 AND status <> 'disconnected' RETURNING ${TENANT_COLUMNS}`, [id, at]),
+
+    finishDisconnect: (id, at) =>
+      transaction(async (client) => {
+        const [row] = (
+          await client.query<TenantRow>(
+            `UPDATE ${tenants} SET status = 'disconnected', api_key = NULL, endpoint_id = NULL, disconnected_at = $2, updated_at = $2
+             WHERE id = $1 AND status = 'disconnecting' RETURNING ${TENANT_COLUMNS}`,
+            [id, at],
+          )
+        ).rows;
+        if (!row) return null;
+        await client.query(`DELETE FROM ${secrets} WHERE tenant_id = $1`, [id]);
+        return recordFromRow(row);
+      }),
+
+    sealedValues: async (after, limit) => {
+      const [tenantId, endpointId] = sealedCursor(after);
+      const rows = await query<SealedRow>(
+        `SELECT tenant_id, endpoint_id, sealed FROM (
+           SELECT id AS tenant_id, '' AS endpoint_id, api_key AS sealed FROM ${tenants} WHERE api_key IS NOT NULL
+           UNION ALL SELECT tenant_id, endpoint_id, secret AS sealed FROM ${secrets}
+         ) AS v WHERE (tenant_id COLLATE "C", endpoint_id COLLATE "C") > ($1 COLLATE "C", $2 COLLATE "C")
+         ORDER BY tenant_id COLLATE "C", endpoint_id COLLATE "C" LIMIT $3`,
+        [tenantId, endpointId, limit],
+      );
+      return rows.map(sealedFromRow);
+    },
+
+    reseal: async (ref, next) =>
+      (ref.endpointId === null
+        ? await changes(`UPDATE ${tenants} SET api_key = $1 WHERE id = $2 AND api_key = $3`, [next, ref.tenantId, ref.sealed])
+        : await changes(`UPDATE ${secrets} SET secret = $1 WHERE tenant_id = $2 AND endpoint_id = $3 AND secret = $4`, [next, ref.tenantId, ref.endpointId, ref.sealed])) > 0,
+
+    readMeta: async (name) => (await query<{ value: string }>(`SELECT value FROM ${meta} WHERE name = $1`, [name]))[0]?.value ?? null,
+
+    writeMeta: async (name, value) => {
+      await changes(`INSERT INTO ${meta} (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [name, value]);
+    },
+
+    close: () => db.close(),
+  } satisfies TenantStore as TenantStore;
+}
+
+export type { TenantStore };

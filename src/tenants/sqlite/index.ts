@@ -1,0 +1,252 @@
+/**
+ * `integration-sdk/tenants/sqlite`: the tenants registry on a SQLite file (`node:sqlite`, no
+ * dependency), in WAL mode. Its tables are prefixed `tenants`, so the inbox's and the sync's file can hold them
+ * too. Every process on the machine sharing the file sees a tenant turn `key_invalid` at its next
+ * request. Credentials arrive sealed: nothing in the file is a key or a secret in clear.
+ */
+import { ConfigurationError } from '../../errors/integration-error.ts';
+import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
+import type { ConnectIntent, TenantRecord, TenantStatus, TenantStore } from '../store.ts';
+import { recordFromRow, sealedCursor, sealedFromRow, secretFromRow, TENANT_COLUMNS, type SealedRow, type SecretRow, type TenantRow } from '../store-rows.ts';
+
+/** Options of {@link sqliteTenantStore}. */
+export interface SqliteTenantStoreOptions {
+  /** The database file; created with its tables when missing. May be the inbox's or the sync's file. */
+  path: string;
+  /**
+   * How long one operation keeps retrying while another connection holds the write lock, in ms.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tenants (
+  id TEXT PRIMARY KEY,
+  merchant_id TEXT NOT NULL,
+  store_ids TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  status TEXT NOT NULL,
+  api_key TEXT,
+  key_generation INTEGER NOT NULL DEFAULT 1,
+  endpoint_id TEXT,
+  allow_same_merchant INTEGER NOT NULL DEFAULT 0,
+  connected_at INTEGER,
+  key_invalid_at INTEGER,
+  disconnected_at INTEGER,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tenants_merchant ON tenants (merchant_id);
+CREATE INDEX IF NOT EXISTS tenants_status ON tenants (status, id);
+CREATE TABLE IF NOT EXISTS tenants_secrets (
+  tenant_id TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, endpoint_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tenants_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+function getRow(db: SqliteDatabase, id: string): TenantRecord | null {
+  const row = db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as TenantRow | undefined;
+  return row ? recordFromRow(row) : null;
+}
+
+function beginConnect(db: SqliteDatabase, intent: ConnectIntent) {
+  const current = getRow(db, intent.id);
+  if (current && current.status !== 'disconnected' && current.merchantId !== intent.merchantId) {
+    return { outcome: 'merchant_mismatch' as const, merchantId: current.merchantId };
+  }
+  if (!intent.allowSameMerchant) {
+    const other = db
+      .prepare("SELECT id FROM tenants WHERE merchant_id = ? AND id <> ? AND status <> 'disconnected' ORDER BY id LIMIT 1")
+      .get(intent.merchantId, intent.id) as { id: string } | undefined;
+    if (other) return { outcome: 'merchant_taken' as const, existingTenantId: other.id };
+  }
+  const status: TenantStatus = !current || current.status === 'disconnected' ? 'connecting' : current.status;
+  const generation = !current ? 1 : current.keyGeneration + (intent.keyChanged ? 1 : 0);
+  db.prepare(
+    `INSERT INTO tenants (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, store_ids = excluded.store_ids, scopes = excluded.scopes,
+       status = excluded.status, api_key = excluded.api_key, key_generation = excluded.key_generation,
+       allow_same_merchant = excluded.allow_same_merchant, disconnected_at = NULL, updated_at = excluded.updated_at,
+       connected_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.connected_at END,
+       key_invalid_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.key_invalid_at END`,
+  ).run(intent.id, intent.merchantId, JSON.stringify(intent.storeIds), JSON.stringify(intent.scopes), status, intent.apiKey, generation, intent.allowSameMerchant ? 1 : 0, intent.at);
+  return { outcome: 'ok' as const, record: getRow(db, intent.id)! };
+}
+
+/**
+ * The tenants registry on a SQLite file.
+ *
+ * @example
+ * ```ts
+ * import { createTenants } from 'integration-sdk/tenants';
+ * import { sqliteTenantStore } from 'integration-sdk/tenants/sqlite';
+ *
+ * const tenants = createTenants({
+ *   store: sqliteTenantStore({ path: './integration.db' }),
+ *   encryptionKey: process.env.TENANTS_KEY!,
+ *   baseUrl: 'https://platform.example.com',
+ *   webhookUrl: (id) => `https://erp.example.com/webhooks/integration/${id}`,
+ * });
+ * ```
+ */
+export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStore {
+  if (typeof options?.path !== 'string' || options.path === '') {
+    throw new ConfigurationError('sqliteTenantStore needs { path }: the database file.');
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new ConfigurationError('sqliteTenantStore: busyTimeoutMs must be a number of milliseconds >= 0.');
+  }
+  const file = openSqliteFile({ path: options.path, busyTimeoutMs, owner: 'sqliteTenantStore', alternative: 'postgresTenantStore' });
+
+  let migrated = false;
+  async function migrate(): Promise<void> {
+    if (migrated) return;
+    await file.attempt((database) => {
+      database.exec('PRAGMA journal_mode = WAL');
+      // WAL with synchronous=NORMAL: a committed change survives a killed process; a power cut may
+      // lose the last ones, which a second connect or disconnect repairs like any interrupted one.
+      database.exec('PRAGMA synchronous = NORMAL');
+      database.exec(SCHEMA);
+    });
+    migrated = true;
+  }
+  async function run<T>(operation: (db: SqliteDatabase) => T): Promise<T> {
+    await migrate();
+    return file.attempt(operation);
+  }
+  const write = <T>(operation: (db: SqliteDatabase) => T) => run((database) => sqliteTransaction(database, () => operation(database)));
+  const changed = (result: { changes: number | bigint }) => Number(result.changes) > 0;
+
+  return {
+    migrate,
+
+    get: (id) => run((db) => getRow(db, id)),
+
+    list: ({ statuses, after, limit }) =>
+      run((db) => {
+        const rows = statuses
+          ? db
+              .prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE status IN (SELECT value FROM json_each(?)) AND id > ? ORDER BY id LIMIT ?`)
+              .all(JSON.stringify(statuses), after ?? '', limit)
+          : db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id > ? ORDER BY id LIMIT ?`).all(after ?? '', limit);
+        return (rows as TenantRow[]).map(recordFromRow);
+      }),
+
+    countByStatus: () =>
+      run((db) => {
+        const rows = db.prepare('SELECT status, count(*) AS n FROM tenants GROUP BY status').all() as { status: TenantStatus; n: number }[];
+        return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
+      }),
+
+    beginConnect: (intent) => write((db) => beginConnect(db, intent)),
+
+    finishConnect: (id, endpointId, at) =>
+      write((db) => {
+        const done = db
+          .prepare(
+            `UPDATE tenants SET status = 'active', endpoint_id = ?, connected_at = coalesce(connected_at, ?), key_invalid_at = NULL, updated_at = ?
+             WHERE id = ? AND status IN ('connecting', 'active', 'key_invalid')`,
+          )
+          .run(endpointId, at, at, id);
+        return changed(done) ? getRow(db, id) : null;
+      }),
+
+    putSecret: async ({ tenantId, endpointId, secret, createdAt }) => {
+      await write((db) => {
+        db.prepare('INSERT OR REPLACE INTO tenants_secrets (tenant_id, endpoint_id, secret, created_at) VALUES (?, ?, ?, ?)').run(tenantId, endpointId, secret, createdAt);
+      });
+    },
+
+    deleteSecret: async (tenantId, endpointId) => {
+      await write((db) => {
+        db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ? AND endpoint_id = ?').run(tenantId, endpointId);
+      });
+    },
+
+    secrets: (tenantId) =>
+      run((db) =>
+        (db.prepare('SELECT tenant_id, endpoint_id, secret, created_at FROM tenants_secrets WHERE tenant_id = ? ORDER BY created_at DESC, endpoint_id').all(tenantId) as SecretRow[]).map(
+          secretFromRow,
+        ),
+      ),
+
+    replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
+      write((db) => {
+        const done = db
+          .prepare(
+            `UPDATE tenants SET api_key = ?, scopes = ?, store_ids = ?, key_generation = key_generation + 1, status = 'active', key_invalid_at = NULL, updated_at = ?
+             WHERE id = ? AND status IN ('active', 'key_invalid')`,
+          )
+          .run(apiKey, JSON.stringify(scopes), JSON.stringify(storeIds), at, id);
+        return changed(done) ? getRow(db, id) : null;
+      }),
+
+    markKeyInvalid: (id, keyGeneration, at) =>
+      write((db) =>
+        changed(
+          db
+            .prepare("UPDATE tenants SET status = 'key_invalid', key_invalid_at = ?, updated_at = ? WHERE id = ? AND key_generation = ? AND status = 'active'")
+            .run(at, at, id, keyGeneration),
+        ),
+      ),
+
+    beginDisconnect: (id, at) =>
+      write((db) => {
+        const done = db.prepare("UPDATE tenants SET status = 'disconnecting', updated_at = ? WHERE id = ? AND status <> 'disconnected'").run(at, id);
+        return changed(done) ? getRow(db, id) : null;
+      }),
+
+    finishDisconnect: (id, at) =>
+      write((db) => {
+        const done = db
+          .prepare("UPDATE tenants SET status = 'disconnected', api_key = NULL, endpoint_id = NULL, disconnected_at = ?, updated_at = ? WHERE id = ? AND status = 'disconnecting'")
+          .run(at, at, id);
+        if (!changed(done)) return null;
+        db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ?').run(id);
+        return getRow(db, id);
+      }),
+
+    sealedValues: (after, limit) =>
+      run((db) => {
+        const [tenantId, endpointId] = sealedCursor(after);
+        const rows = db
+          .prepare(
+            `SELECT tenant_id, endpoint_id, sealed FROM (
+               SELECT id AS tenant_id, '' AS endpoint_id, api_key AS sealed FROM tenants WHERE api_key IS NOT NULL
+               UNION ALL SELECT tenant_id, endpoint_id, secret AS sealed FROM tenants_secrets
+             ) WHERE (tenant_id, endpoint_id) > (?, ?) ORDER BY tenant_id, endpoint_id LIMIT ?`,
+          )
+          .all(tenantId, endpointId, limit) as SealedRow[];
+        return rows.map(sealedFromRow);
+      }),
+
+    reseal: (ref, next) =>
+      write((db) =>
+        changed(
+          ref.endpointId === null
+            ? db.prepare('UPDATE tenants SET api_key = ? WHERE id = ? AND api_key = ?').run(next, ref.tenantId, ref.sealed)
+            : db.prepare('UPDATE tenants_secrets SET secret = ? WHERE tenant_id = ? AND endpoint_id = ? AND secret = ?').run(next, ref.tenantId, ref.endpointId, ref.sealed),
+        ),
+      ),
+
+    readMeta: (name) => run((db) => (db.prepare('SELECT value FROM tenants_meta WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null),
+
+    writeMeta: async (name, value) => {
+      await write((db) => {
+        db.prepare('INSERT OR REPLACE INTO tenants_meta (name, value) VALUES (?, ?)').run(name, value);
+      });
+    },
+
+    async close() {
+      file.close();
+    },
+  } satisfies TenantStore as TenantStore;
+}
+
+export type { TenantStore, TenantRecord, TenantStatus };

@@ -1,0 +1,142 @@
+/**
+ * The `TenantStore` contract: where `createTenants` keeps tenants, their sealed credentials and the
+ * progress of a connect or disconnect. A store only ever sees sealed values (ciphertext made by
+ * `createTenants`); it never encrypts, decrypts or sees a key. Times are epoch milliseconds.
+ * `sqliteTenantStore` and `postgresTenantStore` pass `tenantStoreConformance`; so must a user's own.
+ */
+
+/**
+ * Where a tenant stands:
+ * - `connecting`: a `connect` began (its key is stored) and has not finished; a second `connect` completes it;
+ * - `active`: connected; its client sends;
+ * - `key_invalid`: its key met a 401; nothing is sent with it until `updateKey`;
+ * - `disconnecting`: a `disconnect` began and has not finished; a second `disconnect` completes it;
+ * - `disconnected`: its endpoints were deleted and its credentials erased; the record stays.
+ */
+export type TenantStatus = 'connecting' | 'active' | 'key_invalid' | 'disconnecting' | 'disconnected';
+
+export const TENANT_STATUSES: readonly TenantStatus[] = ['connecting', 'active', 'key_invalid', 'disconnecting', 'disconnected'];
+
+/** A tenant as stored. `apiKey` is sealed (or `null` once erased). */
+export interface TenantRecord {
+  id: string;
+  merchantId: string;
+  storeIds: string[];
+  scopes: string[];
+  status: TenantStatus;
+  /** The sealed API key; `null` after a disconnect. */
+  apiKey: string | null;
+  /** Counts key changes: a 401 marks the tenant only if met with the key of this generation. */
+  keyGeneration: number;
+  /** The endpoint deliveries currently go to (`null` before the first one is registered). */
+  endpointId: string | null;
+  /** Whether this tenant may share its merchant with another tenant id. */
+  allowSameMerchant: boolean;
+  connectedAt: number | null;
+  keyInvalidAt: number | null;
+  disconnectedAt: number | null;
+  updatedAt: number;
+}
+
+/** One webhook secret of a tenant, tied to its endpoint (two side by side during a rotation). */
+export interface TenantSecretRecord {
+  tenantId: string;
+  endpointId: string;
+  /** Sealed. */
+  secret: string;
+  createdAt: number;
+}
+
+/** `beginConnect`: the tenant as `health()` described its key, and the sealed key. */
+export interface ConnectIntent {
+  id: string;
+  merchantId: string;
+  storeIds: string[];
+  scopes: string[];
+  apiKey: string;
+  /** False when the key is the one already stored (same plaintext): its generation is kept. */
+  keyChanged: boolean;
+  allowSameMerchant: boolean;
+  at: number;
+}
+
+/**
+ * What `beginConnect` did: wrote the intent (`ok`), or wrote nothing because another tenant id holds
+ * the merchant (`merchant_taken`) or the tenant is connected to another merchant (`merchant_mismatch`).
+ */
+export type ConnectIntentResult =
+  | { outcome: 'ok'; record: TenantRecord }
+  | { outcome: 'merchant_taken'; existingTenantId: string }
+  | { outcome: 'merchant_mismatch'; merchantId: string };
+
+/** `replaceKey`: a new key for a tenant that is `active` or `key_invalid`. */
+export interface KeyReplacement {
+  id: string;
+  apiKey: string;
+  scopes: string[];
+  storeIds: string[];
+  at: number;
+}
+
+/** A sealed value as `rekey` walks them: the tenant's key, or one of its secrets. */
+export interface SealedValueRef {
+  tenantId: string;
+  /** `null` for the API key; the endpoint id for a webhook secret. */
+  endpointId: string | null;
+  sealed: string;
+}
+
+export interface TenantListRequest {
+  /** Only these statuses; all when left out. */
+  statuses?: readonly TenantStatus[];
+  /** Ids after this one (keyset paging, in id order). */
+  after?: string;
+  limit: number;
+}
+
+export interface TenantStore {
+  /** Creates or upgrades the tables; every other method calls it first. */
+  migrate(): Promise<void>;
+  get(id: string): Promise<TenantRecord | null>;
+  /** In id order. */
+  list(request: TenantListRequest): Promise<TenantRecord[]>;
+  /** Counts by status (for `doctor --tenants`). */
+  countByStatus(): Promise<Partial<Record<TenantStatus, number>>>;
+  /**
+   * Atomically: refuses (writing nothing) when another tenant id that is not `disconnected` has the
+   * same merchant and neither may share it, or when this tenant is connected to another merchant;
+   * else records the intent: a new or `disconnected` tenant becomes `connecting`; any other keeps its
+   * status. The key, scopes and stores are replaced; the key generation grows when `keyChanged`.
+   */
+  beginConnect(intent: ConnectIntent): Promise<ConnectIntentResult>;
+  /** `connecting`, `active` or `key_invalid` → `active`: the endpoint in use, `connectedAt` set once, `keyInvalidAt` cleared. */
+  finishConnect(id: string, endpointId: string, at: number): Promise<TenantRecord | null>;
+  /** Stores (or replaces) the sealed secret of one of the tenant's endpoints. */
+  putSecret(secret: TenantSecretRecord): Promise<void>;
+  /** Drops the secret of an endpoint (deleted at the service). */
+  deleteSecret(tenantId: string, endpointId: string): Promise<void>;
+  /** The tenant's secrets, newest first. */
+  secrets(tenantId: string): Promise<TenantSecretRecord[]>;
+  /**
+   * A new key for an `active` or `key_invalid` tenant: it becomes `active`, `keyInvalidAt` is
+   * cleared, the generation grows. `null` (nothing written) in any other status.
+   */
+  replaceKey(replacement: KeyReplacement): Promise<TenantRecord | null>;
+  /**
+   * `active` → `key_invalid` at `at`, only while the stored key is of `keyGeneration` (a 401 met
+   * with a key already replaced changes nothing). Whether it changed the record.
+   */
+  markKeyInvalid(id: string, keyGeneration: number, at: number): Promise<boolean>;
+  /** Any status but `disconnected` → `disconnecting`; `null` for an unknown or disconnected tenant. */
+  beginDisconnect(id: string, at: number): Promise<TenantRecord | null>;
+  /** `disconnecting` → `disconnected`: the key and every secret erased, the endpoint cleared. */
+  finishDisconnect(id: string, at: number): Promise<TenantRecord | null>;
+  /** Every sealed value, in a stable order, after `after` (a cursor made of the last one's tenant and endpoint). */
+  sealedValues(after: { tenantId: string; endpointId: string | null } | null, limit: number): Promise<SealedValueRef[]>;
+  /** Replaces one sealed value if it is still `previous` (another process may have moved it). */
+  reseal(ref: SealedValueRef, next: string): Promise<boolean>;
+  /** A small named value of the store's own (the encryption key check). */
+  readMeta(name: string): Promise<string | null>;
+  writeMeta(name: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}
