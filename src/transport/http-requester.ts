@@ -107,7 +107,7 @@ export class HttpRequester implements Requester {
         // Time queued behind our own limiter's pacing is not in the budget; a 429 pause is (the
         // limiter charges it, and refuses one that would end past the deadline).
         const queuedAt = this.#settings.clock.now();
-        const attemptFinished = await this.#acquire(call, budget, request, lastError);
+        const attemptFinished = await this.#acquire(call, budget, request, route, lastError);
         const rateLimitWaitMs = this.#settings.clock.now() - queuedAt + retryAfterWaitedMs;
         retryAfterWaitedMs = 0;
         try {
@@ -253,12 +253,12 @@ export class HttpRequester implements Requester {
    * (`RateLimiterUnavailableError`) is not retried: the call was not sent, and waiting on would
    * only spend the caller's deadline.
    */
-  async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
+  async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, route: string, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
     try {
       // The client's own pause, for a custom limiter that does not read the budget.
       const ownPauseLeftMs = this.#pausedUntil - this.#settings.clock.now();
       if (ownPauseLeftMs > 0 && ownPauseLeftMs >= budget.remaining()) throw new PauseOutlastsDeadline(ownPauseLeftMs);
-      return await this.#settings.limiter.acquire(call.signal, budget);
+      return await this.#settings.limiter.acquire(call.signal, budget, { method: request.method, route });
     } catch (error) {
       if (call.signal?.aborted) throw error;
       if (error instanceof PauseOutlastsDeadline) throw new AbortError(lastError ?? pausedPastDeadline(error.pauseLeftMs, budget, request));
