@@ -52,17 +52,22 @@ export class RedisLink {
    * per probe interval (Redis answering errors on a live connection). Never by a timer.
    */
   claimProbe(): boolean {
+    if (!this.probeDue()) return false;
+    this.#sawDisconnected = false;
+    this.#lastProbe = this.#options.clock.now();
+    this.#probing = true;
+    return true;
+  }
+
+  /** On the fallback: whether a caller would ask Redis now (`claimProbe` without claiming it). */
+  probeDue(): boolean {
     if (!this.#onFallback || this.#probing) return false;
     if (!this.#options.runner.ready()) {
       this.#sawDisconnected = true;
       return false;
     }
-    const now = this.#options.clock.now();
-    if (this.#options.hasFallback && !this.#sawDisconnected && now - this.#lastProbe < this.#options.probeIntervalMs) return false;
-    this.#sawDisconnected = false;
-    this.#lastProbe = now;
-    this.#probing = true;
-    return true;
+    if (!this.#options.hasFallback || this.#sawDisconnected) return true;
+    return this.#options.clock.now() - this.#lastProbe >= this.#options.probeIntervalMs;
   }
 
   probeDone(): void {
@@ -80,11 +85,12 @@ export class RedisLink {
     this.#lastProbe = this.#options.clock.now();
   }
 
-  /** A call was answered: back on Redis (one info) if the fallback was serving. */
-  answered(): void {
-    if (!this.#onFallback) return;
+  /** A call was answered: back on Redis (one info) if the fallback was serving; says whether it was. */
+  answered(): boolean {
+    if (!this.#onFallback) return false;
     this.#onFallback = false;
     this.#options.logger()?.info?.(this.#options.messages.reachable, this.#options.fields());
+    return true;
   }
 
   /**

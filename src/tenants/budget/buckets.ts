@@ -24,6 +24,8 @@ export interface Buckets {
   /** The key's bucket is no longer needed by any tenant here. */
   forget(key: string): void;
   usage(): Promise<MinuteUsage[]>;
+  /** Redis is due to be asked again (the fallback is serving): what the fallback answered is no guide. */
+  probeDue?(): boolean;
 }
 
 /** The egress's rate and burst as the buckets take them. */

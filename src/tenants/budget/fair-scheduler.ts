@@ -113,6 +113,8 @@ export class FairScheduler {
       signal?.addEventListener('abort', waiter.onAbort, { once: true });
       line.waiting[kind].push(waiter);
       this.#turns[kind].add(line);
+      // On the fallback, a new call is what asks Redis again (no timer does): not held by the fallback's waits.
+      if (this.#buckets.probeDue?.()) this.#forgetWaits();
       this.#pump();
     });
   }
@@ -251,11 +253,17 @@ export class FairScheduler {
     }, Math.max(0, Math.ceil(at - this.#clock.now())));
   }
 
+  /** A refill held by a first attempt has started, or the buckets changed (back on Redis): ask again. */
   #refilled(): void {
+    this.#forgetWaits();
+    this.#pump();
+  }
+
+  /** The pacing hints are dropped (not the pauses): the buckets are asked again. */
+  #forgetWaits(): void {
     this.#egressReadyAt.interactive = 0;
     this.#egressReadyAt.bulk = 0;
-    for (const state of this.#keys.values()) if (state.readyAt === Number.POSITIVE_INFINITY) state.readyAt = 0;
-    this.#pump();
+    for (const state of this.#keys.values()) state.readyAt = 0;
   }
 
   #keyPaused(key: string, until: number): void {

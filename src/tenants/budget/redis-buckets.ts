@@ -38,8 +38,12 @@ export class RedisBuckets implements Buckets {
   readonly #egressArgs: [string, string];
   readonly #reserve: number;
 
+  /** Back on Redis: the waits the fallback answered are no guide to Redis's buckets. */
+  readonly #switched: () => void;
+
   constructor(runner: ScriptRunner, rates: Rates, egressId: string, logger: () => Partial<Logger> | undefined, seams: RedisBucketSeams, refilled: () => void) {
     this.#random = seams.random;
+    this.#switched = refilled;
     this.#egressKey = `${PREFIX}:{_egress:${egressId}}`;
     this.#usageKey = `${PREFIX}:{_egress:${egressId}}:usage`;
     this.#keyArgs = [String(rates.key.burst), String(rates.key.requestsPerMinute / 60_000)];
@@ -91,6 +95,10 @@ export class RedisBuckets implements Buckets {
     this.#fallback.forget(key);
   }
 
+  probeDue(): boolean {
+    return this.#link.probeDue();
+  }
+
   /** The egress's use as Redis counted it for every process; this process's own on the fallback while Redis does not answer. */
   async usage(): Promise<MinuteUsage[]> {
     try {
@@ -122,7 +130,7 @@ export class RedisBuckets implements Buckets {
       this.#link.failed(error);
       return this.#fallback.take(key, kind);
     }
-    this.#link.answered();
+    if (this.#link.answered()) this.#switched();
     if (answer.go) return { go: true, finished: this.#finisher(key, answer.keyAttemptId, answer.egressAttemptId) };
     // Processes told to wait for the same token would all ask at the same millisecond: a little jitter.
     const jitter = (ms: number) => (ms > 0 ? ms + this.#random() * Math.min(MAX_JITTER_MS, ms / 4) : 0);
