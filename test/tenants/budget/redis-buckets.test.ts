@@ -9,9 +9,10 @@ import type { RedisClientType } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisRateLimiter } from '../../../src/redis/index.ts';
 import { createTenantBudget, type TenantBudget, type TenantBudgetOptions } from '../../../src/tenants/budget/index.ts';
-import { PauseOutlastsDeadline, type AcquireBudget, type LimitedRequest, type RateLimiter } from '../../../src/transport/rate-limiter.ts';
+import { PauseOutlastsDeadline, type LimitedRequest, type RateLimiter } from '../../../src/transport/rate-limiter.ts';
 import { connectedClient, RedisServer, skipRedis } from '../../redis/redis-server.ts';
 import type { BudgetProcessOutput, BudgetProcessRun } from './budget-process.ts';
+import { recordingBudget } from './recording-budget.ts';
 
 const ORDER_READ: LimitedRequest = { method: 'GET', route: '/orders/{id}' };
 const CATALOG: LimitedRequest = { method: 'POST', route: '/products/bulk' };
@@ -49,18 +50,6 @@ const grantedWithin = (limiter: RateLimiter, ms: number, request: LimitedRequest
 
 async function until(condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-function budgetOf(remainingMs: number): AcquireBudget & { spent: number } {
-  return {
-    spent: 0,
-    remaining() {
-      return remainingMs - this.spent;
-    },
-    spend(ms) {
-      this.spent += ms;
-    },
-  };
 }
 
 function runProcess(run: BudgetProcessRun): Promise<BudgetProcessOutput> {
@@ -125,8 +114,8 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
     a.pause(1_500);
     await until(async () => Number(await redis.hGet(`integration-sdk:rate:{_egress:${egress.id}}`, 'paused_until')) > 0);
     const b = tenant(two, 'b', fresh('key'));
-    await expect(b.acquire(undefined, budgetOf(500), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
-    const patient = budgetOf(10_000);
+    await expect(b.acquire(undefined, recordingBudget(500), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
+    const patient = recordingBudget(10_000);
     const finished = await b.acquire(undefined, patient, ORDER_READ);
     finished?.();
     // Charged the pause left (less the little that passed before asking), plus the round trips.
@@ -145,7 +134,7 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
     await until(async () => Number(await redis.hGet(`integration-sdk:rate:{${keyId}}`, 'paused_until')) > 0);
     expect(await redis.hGet(`integration-sdk:rate:{_egress:${egress.id}}`, 'paused_until')).toBe('0');
     // The same key in the other budget is paused (charged: refused within a short deadline); another key is not.
-    await expect(tenant(two, 'same', keyId).acquire(undefined, budgetOf(1_000), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
+    await expect(tenant(two, 'same', keyId).acquire(undefined, recordingBudget(1_000), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
     expect(await grantedWithin(tenant(two, 'other', fresh('key')), 1_000)).toBe(true);
   });
 

@@ -7,6 +7,7 @@ import { PauseOutlastsDeadline } from '../../../src/transport/rate-limiter.ts';
 import { createTenantBudget, type TenantBudget, type TenantBudgetOptions } from '../../../src/tenants/budget/index.ts';
 import { ConfigurationError, RateLimiterUnavailableError } from '../../../src/errors/index.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
+import { recordingBudget } from './recording-budget.ts';
 
 const CATALOG: LimitedRequest = { method: 'POST', route: '/products/bulk' };
 const STOCK: LimitedRequest = { method: 'PATCH', route: '/stock' };
@@ -62,18 +63,6 @@ function ledger() {
     return granted;
   };
   return { grants, ask };
-}
-
-function budgetOf(remainingMs: number): AcquireBudget & { spent: number } {
-  return {
-    spent: 0,
-    remaining() {
-      return remainingMs - this.spent;
-    },
-    spend(ms) {
-      this.spent += ms;
-    },
-  };
 }
 
 describe('interactive calls before bulk batches, tenants in turn', () => {
@@ -257,12 +246,12 @@ describe('the RateLimiter contract', () => {
     const [a, b] = [tenant('a'), tenant('b')];
     await ask(a, 'a', ORDER_READ);
     a.pause(2_000); // the key had tokens: the IP is out, every tenant waits
-    const patient = budgetOf(10_000);
+    const patient = recordingBudget(10_000);
     void ask(b, 'b', ORDER_READ, { budget: patient });
     expect(patient.spent).toBe(2_000);
-    await expect(b.acquire(undefined, budgetOf(1_500), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
+    await expect(b.acquire(undefined, recordingBudget(1_500), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
     // A call already waiting when the pause grows is charged what it adds, or refused then.
-    const queued = budgetOf(3_000);
+    const queued = recordingBudget(3_000);
     const refused = ask(b, 'b', ORDER_READ, { budget: queued });
     expect(queued.spent).toBe(2_000);
     a.pause(4_000);
