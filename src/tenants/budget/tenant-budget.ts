@@ -83,6 +83,9 @@ export function createTenantBudget(options: TenantBudgetOptions = {}, seams: Ten
   if (typeof egressId !== 'string' || egressId === '') throw new ConfigurationError('createTenantBudget: egress.id must be a non-empty string');
   const clock = options.clock ?? systemClock;
   let logger = options.logger;
+  if (isCluster(options.redis)) {
+    throw new ConfigurationError("createTenantBudget: a Redis Cluster client cannot hold the budget: a key's bucket and the egress bucket are taken in one script, and on a Cluster they live in different slots; give it a client of one Redis server");
+  }
   const runner = options.redis === undefined ? undefined : scriptRunnerFor(options.redis, 'createTenantBudget');
   const scheduler = new FairScheduler(clock, (refilled) =>
     runner === undefined
@@ -114,6 +117,12 @@ export function createTenantBudget(options: TenantBudgetOptions = {}, seams: Ten
       return Promise.resolve();
     },
   };
+}
+
+/** An ioredis `Cluster` (`isCluster`) or a node-redis cluster (`createCluster`: its `masters`). */
+function isCluster(redis: unknown): boolean {
+  if (typeof redis !== 'object' || redis === null) return false;
+  return (redis as { isCluster?: unknown }).isCluster === true || 'masters' in redis;
 }
 
 /** One tenant's RateLimiter: its calls wait in the fair scheduler, by kind. */

@@ -5,7 +5,9 @@
 // test can fake: where time must pass, the tests wait for what they assert, never a guessed sleep.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { RedisClientType } from 'redis';
+import { createCluster, type RedisClientType } from 'redis';
+import { Cluster } from 'ioredis';
+import { ConfigurationError } from '../../../src/errors/index.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisRateLimiter } from '../../../src/redis/index.ts';
 import { createTenantBudget, type TenantBudget, type TenantBudgetOptions } from '../../../src/tenants/budget/index.ts';
@@ -75,6 +77,13 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
   afterAll(async () => {
     redis?.destroy();
     await server?.stop();
+  });
+
+  it('a Redis Cluster client is refused with ConfigurationError: the two buckets would live in different slots', () => {
+    const ioCluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
+    const nodeCluster = createCluster({ rootNodes: [{ url: server.url }] });
+    expect(() => createTenantBudget({ redis: ioCluster })).toThrow(/Redis Cluster/);
+    expect(() => createTenantBudget({ redis: nodeCluster })).toThrow(ConfigurationError);
   });
 
   it("a tenant's key bucket is the one redisRateLimiter keeps for that key", async () => {
