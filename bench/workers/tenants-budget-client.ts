@@ -11,6 +11,7 @@ import { redisRateLimiter } from '../../src/redis/index.ts';
 import { createTenantBudget } from '../../src/tenants/budget/index.ts';
 import { TokenBucket, type AcquireBudget, type AttemptFinished, type LimitedRequest, type RateLimiter, type RateLimiterClient } from '../../src/transport/rate-limiter.ts';
 import { products } from '../lib/products.ts';
+import { recordingFetch, type SentRequest } from '../lib/recording-fetch.ts';
 
 export interface TenantsBudgetRun {
   mode: 'fair' | 'fcfs';
@@ -39,7 +40,7 @@ export interface TenantsBudgetRun {
 export interface TenantsBudgetOutput {
   /** Ms each till call's attempt waited for its token. */
   waits: number[];
-  sent: { at: number; status: number }[];
+  sent: SentRequest[];
   tillCalls: number;
   tillErrors: string[];
   batches: number;
@@ -113,14 +114,7 @@ function timed(limiter: RateLimiter): RateLimiter {
   };
 }
 
-const sent: { at: number; status: number }[] = [];
-const recording: typeof fetch = async (input, init) => {
-  const record = { at: Date.now(), status: 0 };
-  sent.push(record);
-  const response = await fetch(input, init);
-  record.status = response.status;
-  return response;
-};
+const { fetch: recording, sent } = recordingFetch();
 const clientFor = (tenant: string, apiKey: string, limiter: RateLimiter) =>
   new IntegrationClient({ apiKey, baseUrl: run.sandboxUrl, fetch: recording, maxRetries: 10, rateLimit: limiter });
 

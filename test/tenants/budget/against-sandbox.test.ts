@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntegrationClient } from 'integration-sdk';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
 import { createTenantBudget, type TenantBudget } from '../../../src/tenants/budget/index.ts';
+import { recordingFetch } from '../../../bench/lib/recording-fetch.ts';
 
 const RUN_MS = 6_000;
 const CONCURRENCY = 6;
@@ -24,14 +25,7 @@ afterAll(async () => {
 
 describe('several keys of one merchant against the sandbox, its per-IP bucket on', () => {
   it('draw no 429 after the first second, and use the IP budget', { timeout: 30_000 }, async () => {
-    const sent: { at: number; status: number }[] = [];
-    const recording: typeof fetch = async (input, init) => {
-      const record = { at: Date.now(), status: 0 };
-      sent.push(record);
-      const response = await fetch(input, init);
-      record.status = response.status;
-      return response;
-    };
+    const { fetch: recording, sent } = recordingFetch();
     const clientOf = (tenant: string, apiKey: string) =>
       new IntegrationClient({ apiKey, baseUrl: sandbox.url, fetch: recording, maxRetries: 10, rateLimit: budget.limiterFor(tenant) });
     const pusher = clientOf('pusher', sandbox.keys.full);
