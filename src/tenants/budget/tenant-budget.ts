@@ -62,12 +62,13 @@ function ratesFrom(options: TenantBudgetOptions): Rates {
  * The shared budget of many merchants' clients: every request takes a token from its key's bucket
  * and from the egress bucket, both or neither; waiting tenants are served in turn, interactive
  * calls before bulk batches (see `docs/architecture.md`, "The tenants' egress budget"). With `redis`,
- * both buckets are shared by every process behind the same `egress.id`.
+ * both buckets are shared by every process behind the same `egress.id`. `createTenants` makes one
+ * from its own `redis`, `keyBudget` and `egress` options and builds each tenant's client with it.
  *
  * @example
  * ```ts
  * import { IntegrationClient } from 'integration-sdk';
- * import { createTenantBudget } from './tenants/budget/index.ts';
+ * import { createTenantBudget } from '../tenants/budget/index.ts'; // inside the package: createTenants' own
  *
  * const budget = createTenantBudget({ egress: { id: 'nat-a' }, redis });
  * const client = new IntegrationClient({ apiKey, baseUrl, rateLimit: budget.limiterFor('loja-42') });
