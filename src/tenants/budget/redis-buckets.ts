@@ -79,7 +79,9 @@ export class RedisBuckets implements Buckets {
   limited(key: string, ms: number): 'key' | 'egress' | Promise<'key' | 'egress'> {
     const local = this.#fallback.limited(key, ms);
     if (this.#link.onFallback) return local;
-    return this.#link.ask([this.#keyName(key), this.#egressKey], ['limited', ...this.#keyArgs, String(Math.ceil(ms)), String(STALE_ATTEMPT_MS), ...this.#egressArgs]).then(limitedOf, (error: unknown) => {
+    const args = ['limited', ...this.#keyArgs, String(Math.ceil(ms)), String(STALE_ATTEMPT_MS), ...this.#egressArgs];
+    // An answer the script cannot have given counts as Redis failing: never an unhandled rejection.
+    return this.#link.ask([this.#keyName(key), this.#egressKey], args).then(limitedOf).catch((error: unknown) => {
       this.#link.failed(error);
       return local;
     });
