@@ -15,13 +15,14 @@ import { sizeFigure } from './figures/size.ts';
 import { streamFigure } from './figures/stream.ts';
 import { syncFigure } from './figures/sync.ts';
 import { tenantsFigure } from './figures/tenants.ts';
+import { tenantsBudgetFigure } from './figures/tenants-budget.ts';
 import { verifyFigure } from './figures/verify.ts';
 import type { Figure, TargetCheck } from './lib/figure.ts';
 import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure, syncFigure, tenantsFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure, syncFigure, tenantsFigure, tenantsBudgetFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -37,6 +38,8 @@ const FIGURE_IDS = [
   'dashboard_1m_sqlite_median_ms', 'dashboard_1m_sqlite_worst_ms', 'dashboard_1m_postgres_median_ms', 'dashboard_1m_postgres_worst_ms',
   'sync_1pct_writes', 'sync_1pct_time_x_full', 'sync_1m_unchanged_writes', 'sync_1m_unchanged_s', 'sync_1m_unchanged_rss_x_100k', 'sync_all_changed_x_upsert',
   'tenants_memory_kb_per_tenant', 'tenants_memory_x_client',
+  'tenants_budget_1p_wait_p50_ms', 'tenants_budget_1p_wait_p95_ms', 'tenants_budget_1p_fcfs_wait_p95_ms', 'tenants_budget_1p_used_pct', 'tenants_budget_1p_429_after_first_s',
+  'tenants_budget_4p_wait_p50_ms', 'tenants_budget_4p_wait_p95_ms', 'tenants_budget_4p_fcfs_wait_p95_ms', 'tenants_budget_4p_used_pct', 'tenants_budget_4p_429_after_first_s',
 ];
 
 function selected(): Figure[] {

@@ -4,7 +4,7 @@ import { createSandbox, type RateOptions } from 'integration-sdk/sandbox';
 
 const rate = JSON.parse(process.argv[2] ?? 'false') as RateOptions;
 const sandbox = await createSandbox({ rate });
-console.log(JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey, storeIds: sandbox.storeIds }));
+console.log(JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey, keys: sandbox.keys, storeIds: sandbox.storeIds }));
 process.on('SIGTERM', () => {
   void sandbox.close().then(() => process.exit(0));
 });

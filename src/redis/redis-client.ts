@@ -29,7 +29,7 @@ export interface ScriptRunner {
   ready(): boolean;
   /** While a client that has never been ready connects (`new Redis(url)` used at once): its first 'ready'. */
   connecting(): Promise<void> | undefined;
-  run(key: string, args: string[]): Promise<unknown>;
+  run(keys: string[], args: string[]): Promise<unknown>;
 }
 
 const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
@@ -51,26 +51,26 @@ function firstReady(client: { once?(event: 'ready', listener: () => void): unkno
  * restarted server, a failover, another Cluster node) the script is sent whole with `EVAL`, which
  * also caches it where the key lives; the next `EVALSHA` finds it there.
  */
-export function scriptRunnerFor(redis: unknown): ScriptRunner {
-  if (typeof redis !== 'object' || redis === null) throw new ConfigurationError('redisRateLimiter needs `redis`: a connected node-redis or ioredis client');
+export function scriptRunnerFor(redis: unknown, who = 'redisRateLimiter'): ScriptRunner {
+  if (typeof redis !== 'object' || redis === null) throw new ConfigurationError(`${who} needs \`redis\`: a connected node-redis or ioredis client`);
   const client = redis as Partial<NodeRedisLike & IoRedisLike>;
   if (typeof client.evalsha === 'function' && typeof client.status === 'string') {
     const io = client as IoRedisLike;
     // 'wait': made with lazyConnect and never connected; 'end': quit or disconnected for good.
-    if (io.status === 'wait' || io.status === 'end') throw new ConfigurationError(`redisRateLimiter needs a connected ioredis client (its status is '${io.status}': call connect() first)`);
+    if (io.status === 'wait' || io.status === 'end') throw new ConfigurationError(`${who} needs a connected ioredis client (its status is '${io.status}': call connect() first)`);
     const ready = () => io.status === 'ready';
     return {
       ready,
       connecting: firstReady(io, ready),
-      run: (key, args) => io.evalsha(BUCKET_SCRIPT_SHA, 1, key, ...args).catch((error: unknown) => {
-        if (isNoScript(error)) return io.eval(BUCKET_SCRIPT, 1, key, ...args);
+      run: (keys, args) => io.evalsha(BUCKET_SCRIPT_SHA, keys.length, ...keys, ...args).catch((error: unknown) => {
+        if (isNoScript(error)) return io.eval(BUCKET_SCRIPT, keys.length, ...keys, ...args);
         throw error;
       }),
     };
   }
   if (typeof client.evalSha === 'function' && typeof client.isOpen === 'boolean') {
     const node = client as NodeRedisLike;
-    if (!node.isOpen) throw new ConfigurationError('redisRateLimiter needs a connected node-redis client: await client.connect() first');
+    if (!node.isOpen) throw new ConfigurationError(`${who} needs a connected node-redis client: await client.connect() first`);
     // node-redis emits 'error' while it reconnects, and an EventEmitter with no listener for it
     // throws: the process would crash on the very outage the fallback is for. Only when the
     // application has no listener of its own.
@@ -79,11 +79,11 @@ export function scriptRunnerFor(redis: unknown): ScriptRunner {
     return {
       ready,
       connecting: firstReady(node, ready),
-      run: (key, args) => node.evalSha(BUCKET_SCRIPT_SHA, { keys: [key], arguments: args }).catch((error: unknown) => {
-        if (isNoScript(error)) return node.eval(BUCKET_SCRIPT, { keys: [key], arguments: args });
+      run: (keys, args) => node.evalSha(BUCKET_SCRIPT_SHA, { keys, arguments: args }).catch((error: unknown) => {
+        if (isNoScript(error)) return node.eval(BUCKET_SCRIPT, { keys, arguments: args });
         throw error;
       }),
     };
   }
-  throw new ConfigurationError('redisRateLimiter needs `redis`: a node-redis (>= 5) or ioredis client, neither was recognised');
+  throw new ConfigurationError(`${who} needs \`redis\`: a node-redis (>= 5) or ioredis client, neither was recognised`);
 }

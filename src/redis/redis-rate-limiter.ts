@@ -4,7 +4,8 @@ import type { Logger } from '../transport/logger.ts';
 import { chargePause, TokenBucket, type AcquireBudget, type AttemptFinished, type RateLimiter, type RateLimiterClient } from '../transport/rate-limiter.ts';
 import { answerOf, type BucketAnswer, type BucketOp } from './bucket-script.ts';
 import { RateLimiterUnavailableError } from '../errors/index.ts';
-import { scriptRunnerFor, type RedisClientLike, type ScriptRunner } from './redis-client.ts';
+import { scriptRunnerFor, type RedisClientLike } from './redis-client.ts';
+import { RedisLink } from './redis-link.ts';
 
 /** Options of {@link redisRateLimiter}. */
 export interface RedisRateLimiterOptions {
@@ -47,13 +48,11 @@ export interface RedisRateLimiterSeams {
  * about a millisecond; a slow one (1.5 s) or a frozen one (SIGSTOP: the connection open, no answer)
  * must not hold calls for seconds, so the fallback takes over after this, well inside any deadline.
  */
-const DEFAULT_COMMAND_TIMEOUT_MS = 500;
-/** A command timer firing this much late says this process stalled, not Redis: the timeout is re-armed once. */
-const PROCESS_STALL_MS = 100;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 /** A first attempt whose process never reported it finished counts as finished after this. */
-const STALE_ATTEMPT_MS = 30_000;
+export const STALE_ATTEMPT_MS = 30_000;
 /** Processes woken together would ask at the same millisecond; at most this much is added. */
-const MAX_JITTER_MS = 20;
+export const MAX_JITTER_MS = 20;
 /** The bucket of a limiter used on its own, never given to a client: `_` is never in a key id. */
 const UNNAMED_KEY = '_default';
 
@@ -86,49 +85,51 @@ function positive(name: string, value: unknown): number {
 class RedisRateLimiter implements RateLimiter {
   /** Pauses and round trips are charged to the call's budget; pacing is not (shared-rate-limit.md). */
   readonly honoursBudget = true;
-  readonly #runner: ScriptRunner;
+  readonly #link: RedisLink;
   readonly #args: { capacity: string; perMs: string };
   readonly #prefix: string;
   readonly #fallback: TokenBucket | undefined;
-  readonly #fallbackRate: number;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #commandTimeoutMs: number;
-  readonly #probeIntervalMs: number;
   #keyId: string | undefined;
   #logger: Partial<Logger> | undefined;
   /** Local callers ask Redis one at a time: waking them all for each token would only add round trips. */
   #turn: Promise<void> = Promise.resolve();
   /** Holds this process's callers at once after a 429, before Redis has stored the pause. */
   #pausedUntil = 0;
-  #onFallback = false;
-  #lastProbe = 0;
-  /** On the fallback, one caller is asking Redis whether it answers again: the others do not wait for it. */
-  #probing = false;
-  /** On the fallback, the client was seen not connected: once it is again, Redis is asked at once. */
-  #sawDisconnected = false;
 
   constructor(options: RedisRateLimiterOptions, seams: RedisRateLimiterSeams) {
     if (typeof options !== 'object' || options === null) throw new ConfigurationError('redisRateLimiter needs { redis, requestsPerMinute, burst }');
     const requestsPerMinute = positive('requestsPerMinute', options.requestsPerMinute);
     const burst = positive('burst', options.burst);
     if (burst < 1) throw new ConfigurationError('redisRateLimiter: burst must be ≥ 1');
-    this.#runner = scriptRunnerFor(options.redis);
+    const runner = scriptRunnerFor(options.redis);
     this.#args = { capacity: String(burst), perMs: String(requestsPerMinute / 60_000) };
     if (options.prefix !== undefined && (typeof options.prefix !== 'string' || options.prefix === '')) throw new ConfigurationError('redisRateLimiter: prefix must be a non-empty string');
     this.#prefix = options.prefix ?? 'integration-sdk:rate';
     this.#clock = seams.clock ?? systemClock;
     this.#random = seams.random ?? Math.random;
-    this.#commandTimeoutMs = seams.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.#probeIntervalMs = seams.probeIntervalMs ?? 1000;
-    if (options.fallback === false) {
-      this.#fallbackRate = 0;
-      return;
+    let fallbackRate = 0;
+    if (options.fallback !== false) {
+      const fallback = options.fallback ?? {};
+      fallbackRate = positive('fallback.requestsPerMinute', fallback.requestsPerMinute ?? requestsPerMinute / 4);
+      const fallbackBurst = positive('fallback.burst', fallback.burst ?? Math.max(1, Math.floor(burst / 4)));
+      this.#fallback = new TokenBucket({ requestsPerMinute: fallbackRate, burst: fallbackBurst }, this.#clock);
     }
-    const fallback = options.fallback ?? {};
-    this.#fallbackRate = positive('fallback.requestsPerMinute', fallback.requestsPerMinute ?? requestsPerMinute / 4);
-    const fallbackBurst = positive('fallback.burst', fallback.burst ?? Math.max(1, Math.floor(burst / 4)));
-    this.#fallback = new TokenBucket({ requestsPerMinute: this.#fallbackRate, burst: fallbackBurst }, this.#clock);
+    const using = this.#fallback ? `an in-process bucket at ${fallbackRate} requests/min` : 'nothing (fallback: false): calls fail';
+    this.#link = new RedisLink({
+      runner,
+      clock: this.#clock,
+      commandTimeoutMs: seams.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      probeIntervalMs: seams.probeIntervalMs ?? 1000,
+      hasFallback: this.#fallback !== undefined,
+      messages: {
+        unreachable: `integration-sdk: the shared rate limiter cannot reach Redis; using ${using} until it answers again`,
+        reachable: 'integration-sdk: the shared rate limiter reaches Redis again',
+      },
+      logger: () => this.#logger,
+      fields: () => ({ keyId: this.#keyId }),
+    });
   }
 
   attach({ keyId, logger }: RateLimiterClient): void {
@@ -144,9 +145,9 @@ class RedisRateLimiter implements RateLimiter {
     // On the fallback, only a caller whose probe is due asks Redis; the others are served by the
     // fallback at once, never held in line behind a probe that a frozen Redis makes last the whole
     // command timeout (one such probe per caller in line is what held calls seconds past their deadline).
-    const probing = this.#onFallback && this.#probeDue();
-    if (this.#onFallback && !probing) return this.#fallbackAcquire(signal, budget);
-    if (probing) this.#probing = true;
+    const onFallback = this.#link.onFallback;
+    const probing = onFallback && this.#link.claimProbe();
+    if (onFallback && !probing) return this.#fallbackAcquire(signal, budget);
     const previous = this.#turn;
     let release!: () => void;
     this.#turn = new Promise((resolve) => (release = resolve));
@@ -154,7 +155,7 @@ class RedisRateLimiter implements RateLimiter {
       await (signal ? raceAbort(previous, signal) : previous);
       return await this.#acquireInTurn(signal, budget, probing);
     } finally {
-      if (probing) this.#probing = false;
+      if (probing) this.#link.probeDone();
       // An aborted caller leaves the line at once, but the next one still waits for the one before.
       void previous.then(release);
     }
@@ -163,8 +164,8 @@ class RedisRateLimiter implements RateLimiter {
   pause(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock.now() + ms);
     this.#fallback?.pause(ms);
-    if (this.#onFallback) return;
-    this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#useFallback(error));
+    if (this.#link.onFallback) return;
+    this.#ask('pause', String(Math.ceil(ms))).catch((error: unknown) => this.#link.failed(error));
   }
 
   async #acquireInTurn(signal: AbortSignal | undefined, budget: AcquireBudget | undefined, probing: boolean): Promise<AttemptFinished | undefined> {
@@ -178,18 +179,16 @@ class RedisRateLimiter implements RateLimiter {
         continue;
       }
       // The caller ahead in line found Redis unavailable: no second wait for the same silence.
-      if (this.#onFallback && !probing) return this.#fallbackAcquire(signal, budget);
+      if (this.#link.onFallback && !probing) return this.#fallbackAcquire(signal, budget);
       let answer: BucketAnswer;
       try {
         answer = await this.#ask('take', '0', signal, budget);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        this.#useFallback(error);
-        // The probe interval counts from the end of a failed probe: a frozen Redis takes the whole timeout to fail.
-        this.#lastProbe = this.#clock.now();
+        this.#link.failed(error);
         return this.#fallbackAcquire(signal, budget);
       }
-      this.#useRedis();
+      this.#link.answered();
       if (answer.go) return answer.attemptId > 0 ? this.#finisher(answer.attemptId) : undefined;
       const jitter = this.#random() * Math.min(MAX_JITTER_MS, answer.waitMs / 4);
       if (answer.paused) chargePause(budget, answer.waitMs + jitter);
@@ -200,24 +199,6 @@ class RedisRateLimiter implements RateLimiter {
   #fallbackAcquire(signal: AbortSignal | undefined, budget: AcquireBudget | undefined): Promise<AttemptFinished | undefined> {
     if (!this.#fallback) return Promise.reject(new RateLimiterUnavailableError('the shared rate limiter cannot reach Redis in time and has no fallback (fallback: false); the call was not sent'));
     return this.#fallback.acquire(signal, budget);
-  }
-
-  /**
-   * Whether an acquire on the fallback asks Redis: only with the client connected, and then at once
-   * if it has reconnected since (or there is no fallback bucket to serve instead), otherwise at
-   * most once per probe interval (Redis answering errors on a live connection).
-   */
-  #probeDue(): boolean {
-    if (this.#probing) return false;
-    if (!this.#runner.ready()) {
-      this.#sawDisconnected = true;
-      return false;
-    }
-    const now = this.#clock.now();
-    if (this.#fallback && !this.#sawDisconnected && now - this.#lastProbe < this.#probeIntervalMs) return false;
-    this.#sawDisconnected = false;
-    this.#lastProbe = now;
-    return true;
   }
 
   /** Tells the bucket that the attempt of a token taken from it when full has finished. */
@@ -231,66 +212,9 @@ class RedisRateLimiter implements RateLimiter {
     };
   }
 
-  /**
-   * One script call, within the command timeout and what the caller has left of its deadline; the
-   * time it takes is charged to the caller (a slow Redis is not pacing).
-   */
+  /** One script call on this key's bucket (see `RedisLink.ask`). */
   async #ask(op: BucketOp, argument: string, signal?: AbortSignal, budget?: AcquireBudget): Promise<BucketAnswer> {
-    const startedAt = this.#clock.now();
-    const timeoutMs = Math.max(1, Math.floor(Math.min(this.#commandTimeoutMs, budget?.remaining() ?? Infinity)));
-    let cancel = () => {};
-    const timeout = new Promise<never>((_, reject) => {
-      let extended = false;
-      const arm = (ms: number) => {
-        const dueAt = this.#clock.now() + ms;
-        // Decided after the event loop's next I/O poll: an answer already received while the process
-        // was busy wins over a timer that fired in the same turn.
-        cancel = this.#clock.setTimeout(() => setImmediate(() => {
-          const now = this.#clock.now();
-          // A timer this late means this process was not running (a busy event loop, a starved CPU,
-          // a start-up loading modules): its command may not even have been written. Once, if the
-          // caller's deadline allows, Redis gets its time again rather than being called slow.
-          if (!extended && now - dueAt > PROCESS_STALL_MS && (budget === undefined || budget.remaining() - (now - startedAt) > timeoutMs)) {
-            extended = true;
-            arm(timeoutMs);
-            return;
-          }
-          reject(new RateLimiterUnavailableError(`Redis did not answer within ${timeoutMs} ms`));
-        }), ms);
-      };
-      arm(timeoutMs);
-    });
-    const within = <T>(promise: Promise<T>): Promise<T> => {
-      const raced = Promise.race([promise, timeout]);
-      return signal ? raceAbort(raced, signal) : raced;
-    };
-    try {
-      const connecting = this.#runner.connecting();
-      if (connecting) await within(connecting);
-      if (!this.#runner.ready()) throw new RateLimiterUnavailableError('Redis is not connected');
-      const key = `${this.#prefix}:{${this.#keyId ?? UNNAMED_KEY}}`;
-      const reply = this.#runner.run(key, [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)]);
-      reply.catch(() => {}); // settles after a timeout or an abort too: never an unhandled rejection
-      return answerOf(await within(reply));
-    } finally {
-      cancel();
-      budget?.spend(this.#clock.now() - startedAt);
-    }
-  }
-
-  #useFallback(error: unknown): void {
-    if (this.#onFallback) return;
-    this.#onFallback = true;
-    this.#lastProbe = this.#clock.now();
-    this.#sawDisconnected = !this.#runner.ready();
-    const reason = error instanceof Error ? error.name : typeof error;
-    const using = this.#fallback ? `an in-process bucket at ${this.#fallbackRate} requests/min` : 'nothing (fallback: false): calls fail';
-    this.#logger?.warn?.(`integration-sdk: the shared rate limiter cannot reach Redis; using ${using} until it answers again`, { keyId: this.#keyId, reason });
-  }
-
-  #useRedis(): void {
-    if (!this.#onFallback) return;
-    this.#onFallback = false;
-    this.#logger?.info?.('integration-sdk: the shared rate limiter reaches Redis again', { keyId: this.#keyId });
+    const key = `${this.#prefix}:{${this.#keyId ?? UNNAMED_KEY}}`;
+    return answerOf(await this.#link.ask([key], [op, this.#args.capacity, this.#args.perMs, argument, String(STALE_ATTEMPT_MS)], signal, budget));
   }
 }

@@ -54,6 +54,7 @@ function guardedLimiter(id: string, inner: RateLimiter, access: TenantAccess): R
       return finished;
     },
     pause: (ms) => inner.pause(ms),
+    ...(inner.honoursBudget === undefined ? {} : { honoursBudget: inner.honoursBudget }),
     ...(inner.attach ? { attach: (client: Parameters<NonNullable<RateLimiter['attach']>>[0]) => inner.attach!(client) } : {}),
   };
 }
@@ -103,6 +104,9 @@ class TenantTransport implements Requester {
       const apiKey = this.#access.credentials.openApiKey(record);
       if (apiKey === null) throw new TenantNotFoundError(this.#id, 'disconnected');
       this.#current = { generation: record.keyGeneration, requester: new HttpRequester({ ...this.#settings, apiKey }) };
+      // The budget names the key's bucket from its id (never its secret), as integration-sdk/redis
+      // does, so the tenant's other processes on the same key share one bucket.
+      this.#settings.limiter.attach?.({ keyId: apiKey.split('_')[1]!, logger: this.#settings.logger });
     }
     return this.#current.requester;
   }

@@ -108,7 +108,7 @@ export class HttpRequester implements Requester {
         // Time queued behind our own limiter's pacing is not in the budget; a 429 pause is (the
         // limiter charges it, and refuses one that would end past the deadline).
         const queuedAt = this.#settings.clock.now();
-        const attemptFinished = await this.#acquire(call, budget, request, lastError);
+        const attemptFinished = await this.#acquire(call, budget, request, route, lastError);
         const rateLimitWaitMs = this.#settings.clock.now() - queuedAt + retryAfterWaitedMs;
         retryAfterWaitedMs = 0;
         try {
@@ -245,7 +245,7 @@ export class HttpRequester implements Requester {
    * (`RateLimiterUnavailableError`) is not retried: the call was not sent, and waiting on would
    * only spend the caller's deadline.
    */
-  async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
+  async #acquire(call: ResolvedCallOptions, budget: Budget, request: { method: string; path: string }, route: string, lastError: IntegrationError | undefined): Promise<AttemptFinished | void> {
     const { clock, limiter } = this.#settings;
     // A limiter that does not honour the budget cannot tell us a 429 pause (another client's,
     // through it) from pacing: its whole wait is charged, and its signal aborts at the deadline.
@@ -256,8 +256,8 @@ export class HttpRequester implements Requester {
       // The client's own pause, for a custom limiter that does not read the budget.
       const ownPauseLeftMs = this.#pausedUntil - clock.now();
       if (ownPauseLeftMs > 0 && ownPauseLeftMs >= budgetLeftMs) throw new PauseOutlastsDeadline(ownPauseLeftMs);
-      if (deadline === undefined) return await limiter.acquire(call.signal, budget);
-      const granted = limiter.acquire(deadline.signal, budget);
+      if (deadline === undefined) return await limiter.acquire(call.signal, budget, { method: request.method, route });
+      const granted = limiter.acquire(deadline.signal, budget, { method: request.method, route });
       // A token handed out after the call gave up (a limiter deaf to its signal) goes back at once.
       granted.then((finished) => deadline.signal.aborted && finished?.(), () => {});
       return await raceAbort(granted, deadline.signal);

@@ -20,9 +20,10 @@ export interface RateLimiter {
    * It may resolve to a function, called once that request's attempt has finished (see `TokenBucket`).
    * `budget` is what the call has left of its `totalTimeoutMs`: waiting for a token is not charged to
    * it, but waiting out a 429 pause is, and so is a round trip to a shared store (see
-   * {@link AcquireBudget}).
+   * {@link AcquireBudget}). `request` names what the token is for, so that a limiter serving
+   * several kinds of call (interactive before bulk) can tell them apart; limiters of one kind ignore it.
    */
-  acquire(signal?: AbortSignal, budget?: AcquireBudget): Promise<void | AttemptFinished>;
+  acquire(signal?: AbortSignal, budget?: AcquireBudget, request?: LimitedRequest): Promise<void | AttemptFinished>;
   /**
    * `true` when `acquire` keeps the call's deadline itself through `budget`: it charges a 429 pause
    * it makes a call wait out (`budget.spend`) and throws {@link PauseOutlastsDeadline} rather than
@@ -41,6 +42,13 @@ export interface RateLimiter {
    * when given a second.
    */
   attach?(client: RateLimiterClient): void;
+}
+
+/** The request a token is asked for (see `RateLimiter.acquire`). */
+export interface LimitedRequest {
+  method: string;
+  /** The route template under `/integration/v1`, e.g. `/orders/{id}`, `/products/bulk`: never an id. */
+  route: string;
 }
 
 /** What a client tells the limiter it was given (see `RateLimiter.attach`). */

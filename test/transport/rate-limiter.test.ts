@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RateLimiter } from '../../src/index.ts';
 import { TokenBucket } from '../../src/transport/rate-limiter.ts';
 import { systemClock } from '../../src/clock.ts';
-import { HEALTH, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
+import { HEALTH, ORDER, envelope, fakeService, json, makeClient, settle, type Reply } from '../support/fake-service.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });
@@ -128,6 +128,28 @@ describe('a 429 pauses every call of the client', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect((await outcome).value).toEqual(HEALTH);
     expect(calls).toEqual(['acquire', 'pause 2000', 'acquire']);
+  });
+});
+
+describe('what a custom RateLimiter is told about the request', () => {
+  it('a custom RateLimiter is told the method and route template of each attempt, never an id', async () => {
+    const asked: unknown[] = [];
+    const limiter: RateLimiter = {
+      acquire: async (_signal, _budget, request) => void asked.push(request),
+      pause: () => {},
+    };
+    const service = fakeService(json(200, HEALTH), json(200, ORDER), json(200, { results: [] }), json(200, { results: [] }));
+    const client = makeClient(service.fetch, { rateLimit: limiter });
+    await client.health();
+    await client.orders.get(ORDER.order_id);
+    await settle(client.catalog.upsertProducts([{ external_id: 'SKU-1', name: 'Café', price: 1 }]));
+    await settle(client.stock.set([{ external_id: 'SKU-1', store_id: ORDER.store_id, stock_quantity: 1 }]));
+    expect(asked).toEqual([
+      { method: 'GET', route: '/health' },
+      { method: 'GET', route: '/orders/{id}' },
+      { method: 'POST', route: '/products/bulk' },
+      { method: 'PATCH', route: '/stock' },
+    ]);
   });
 });
 

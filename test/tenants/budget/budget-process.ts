@@ -1,0 +1,66 @@
+// One process of several sharing an egress budget through Redis: its tenants ask for tokens as
+// fast as they are given (each "attempt" finishes at once) for a while, and it records when each
+// was granted (wall clock, comparable between processes on this machine). Optionally one of its
+// tenants meets a 429 while its key still has tokens: the IP is out.
+// argv[2]: JSON of `BudgetProcessRun`. Prints one JSON line (`BudgetProcessOutput`).
+import { createClient } from 'redis';
+import { createTenantBudget } from '../../../src/tenants/budget/index.ts';
+
+export interface BudgetProcessRun {
+  redisUrl: string;
+  egress: { id: string; requestsPerMinute: number; burst: number };
+  tenants: number;
+  /** Wall-clock ms at which every process starts asking, so that they ask together. */
+  startAt: number;
+  durationMs: number;
+  /** Ms after `startAt` at which tenant 0 meets a 429 with this Retry-After. */
+  ipLimitedAt?: { afterMs: number; retryAfterMs: number };
+  name: string;
+}
+
+export interface BudgetProcessOutput {
+  grants: number[];
+  limitedAt: number | null;
+  warnings: string[];
+}
+
+const run = JSON.parse(process.argv[2] ?? '{}') as BudgetProcessRun;
+const redis = await createClient({ url: run.redisUrl }).on('error', () => {}).connect();
+const warnings: string[] = [];
+const budget = createTenantBudget({
+  redis,
+  egress: run.egress,
+  keyBudget: { requestsPerMinute: 60_000, burst: 1_000 }, // the egress is the limit under test
+  logger: { warn: (message: string) => warnings.push(message) },
+});
+const limiters = Array.from({ length: run.tenants }, (_, index) => {
+  const limiter = budget.limiterFor(`${run.name}-t${index}`);
+  limiter.attach!({ keyId: `${run.name}k${index}`, logger: undefined });
+  return limiter;
+});
+
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, run.startAt - Date.now())));
+const grants: number[] = [];
+let limitedAt: number | null = null;
+const endAt = run.startAt + run.durationMs;
+if (run.ipLimitedAt) {
+  const { afterMs, retryAfterMs } = run.ipLimitedAt;
+  setTimeout(() => {
+    limitedAt = Date.now();
+    limiters[0]!.pause(retryAfterMs);
+  }, run.startAt + afterMs - Date.now());
+}
+await Promise.all(
+  limiters.map(async (limiter) => {
+    while (Date.now() < endAt) {
+      const finished = await limiter.acquire(AbortSignal.timeout(Math.max(1, endAt - Date.now())), undefined, { method: 'GET', route: '/health' }).catch(() => 'late' as const);
+      if (finished === 'late') break;
+      grants.push(Date.now());
+      finished?.();
+    }
+  }),
+);
+await budget.close();
+redis.destroy();
+const output: BudgetProcessOutput = { grants, limitedAt, warnings };
+console.log(JSON.stringify(output));

@@ -1,0 +1,231 @@
+// The tenants' budget over a real redis-server: the key's bucket is redisRateLimiter's, the egress
+// is one bucket for every budget (and process) behind the same egress id, a 429 pause stored there
+// reaches them all, batches leave the reserve to another process's interactive calls, and Redis
+// stopped means the in-process fallback with one warning. The script runs on Redis's clock, which no
+// test can fake: where time must pass, the tests wait for what they assert, never a guessed sleep.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createCluster, type RedisClientType } from 'redis';
+import { Cluster } from 'ioredis';
+import { ConfigurationError } from '../../../src/errors/index.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisRateLimiter } from '../../../src/redis/index.ts';
+import { createTenantBudget, type TenantBudget, type TenantBudgetOptions } from '../../../src/tenants/budget/index.ts';
+import { PauseOutlastsDeadline, type LimitedRequest, type RateLimiter } from '../../../src/transport/rate-limiter.ts';
+import { connectedClient, RedisServer, skipRedis } from '../../redis/redis-server.ts';
+import type { BudgetProcessOutput, BudgetProcessRun } from './budget-process.ts';
+import { recordingBudget } from './recording-budget.ts';
+
+const ORDER_READ: LimitedRequest = { method: 'GET', route: '/orders/{id}' };
+const CATALOG: LimitedRequest = { method: 'POST', route: '/products/bulk' };
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const WORKER = fileURLToPath(new URL('./budget-process.ts', import.meta.url));
+
+let server: RedisServer;
+let redis: RedisClientType;
+let counter = 0;
+/** A fresh name per test: keys and egress ids never meet another test's buckets. */
+const fresh = (what: string) => `${what}${process.pid}x${(counter += 1)}`;
+const budgets: TenantBudget[] = [];
+
+function budgetWith(options: TenantBudgetOptions): TenantBudget {
+  const budget = createTenantBudget({ redis, ...options });
+  budgets.push(budget);
+  return budget;
+}
+
+function tenant(budget: TenantBudget, id: string, keyId: string): RateLimiter {
+  const limiter = budget.limiterFor(id);
+  limiter.attach!({ keyId, logger: undefined });
+  return limiter;
+}
+
+/** Whether a token comes within `ms` (far less than the rates under test give one in). */
+const grantedWithin = (limiter: RateLimiter, ms: number, request: LimitedRequest = ORDER_READ) =>
+  limiter.acquire(AbortSignal.timeout(ms), undefined, request).then(
+    (finished) => {
+      finished?.();
+      return true;
+    },
+    () => false,
+  );
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+function runProcess(run: BudgetProcessRun): Promise<BudgetProcessOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER, JSON.stringify(run)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as BudgetProcessOutput) : reject(new Error(`worker exited ${code}: ${stderr.slice(-2000)}`))));
+  });
+}
+
+describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    redis = await connectedClient(server.url);
+  });
+  afterEach(async () => {
+    await Promise.all(budgets.splice(0).map((budget) => budget.close()));
+  });
+  afterAll(async () => {
+    redis?.destroy();
+    await server?.stop();
+  });
+
+  it('a Redis Cluster client is refused with ConfigurationError: the two buckets would live in different slots', () => {
+    const ioCluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
+    const nodeCluster = createCluster({ rootNodes: [{ url: server.url }] });
+    expect(() => createTenantBudget({ redis: ioCluster })).toThrow(/Redis Cluster/);
+    expect(() => createTenantBudget({ redis: nodeCluster })).toThrow(ConfigurationError);
+  });
+
+  it("a tenant's key bucket is the one redisRateLimiter keeps for that key", async () => {
+    const keyId = fresh('key');
+    const budget = budgetWith({ egress: { id: fresh('egress') }, keyBudget: { requestsPerMinute: 30, burst: 3 } });
+    const a = tenant(budget, 'a', keyId);
+    for (let i = 0; i < 3; i++) expect(await grantedWithin(a, 1_000)).toBe(true);
+    expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
+    // Another process of the same merchant on integration-sdk/redis finds the key spent (2 s per token).
+    const elsewhere = redisRateLimiter({ redis, requestsPerMinute: 30, burst: 3 });
+    elsewhere.attach!({ keyId, logger: undefined });
+    expect(await grantedWithin(elsewhere, 300)).toBe(false);
+    // And the other way round: a key that redisRateLimiter spent is spent for the budget too.
+    const otherKey = fresh('key');
+    const single = redisRateLimiter({ redis, requestsPerMinute: 30, burst: 2 });
+    single.attach!({ keyId: otherKey, logger: undefined });
+    for (let i = 0; i < 2; i++) expect(await grantedWithin(single, 1_000)).toBe(true);
+    expect(await grantedWithin(tenant(budget, 'b', otherKey), 300)).toBe(false);
+  });
+
+  it('two budgets behind the same egress id share one egress bucket; another egress id is another bucket', async () => {
+    const egress = { id: fresh('egress'), requestsPerMinute: 30, burst: 4 };
+    const one = budgetWith({ egress });
+    const two = budgetWith({ egress });
+    for (let i = 0; i < 4; i++) expect(await grantedWithin(tenant(one, `a${i}`, fresh('key')), 1_000)).toBe(true);
+    expect(await grantedWithin(tenant(two, 'b', fresh('key')), 500)).toBe(false);
+    const elsewhere = budgetWith({ egress: { ...egress, id: fresh('egress') } });
+    expect(await grantedWithin(tenant(elsewhere, 'c', fresh('key')), 1_000)).toBe(true);
+  });
+
+  it("a 429 on a key with tokens pauses the shared egress: another budget's calls wait it out, charged to their deadline", async () => {
+    const egress = { id: fresh('egress') };
+    const one = budgetWith({ egress });
+    const two = budgetWith({ egress });
+    const a = tenant(one, 'a', fresh('key'));
+    expect(await grantedWithin(a, 1_000)).toBe(true);
+    a.pause(1_500);
+    await until(async () => Number(await redis.hGet(`integration-sdk:rate:{_egress:${egress.id}}`, 'paused_until')) > 0);
+    const b = tenant(two, 'b', fresh('key'));
+    await expect(b.acquire(undefined, recordingBudget(500), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
+    const patient = recordingBudget(10_000);
+    const finished = await b.acquire(undefined, patient, ORDER_READ);
+    finished?.();
+    // Charged the pause left (less the little that passed before asking), plus the round trips.
+    expect(patient.spent).toBeGreaterThan(1_000);
+    expect(patient.spent).toBeLessThan(2_000);
+  });
+
+  it('a 429 on a key with no token left pauses that key in Redis, not the egress', async () => {
+    const egress = { id: fresh('egress') };
+    const keyId = fresh('key');
+    const one = budgetWith({ egress, keyBudget: { requestsPerMinute: 30, burst: 1 } });
+    const two = budgetWith({ egress, keyBudget: { requestsPerMinute: 30, burst: 1 } });
+    const a = tenant(one, 'a', keyId);
+    expect(await grantedWithin(a, 1_000)).toBe(true);
+    a.pause(5_000);
+    await until(async () => Number(await redis.hGet(`integration-sdk:rate:{${keyId}}`, 'paused_until')) > 0);
+    expect(await redis.hGet(`integration-sdk:rate:{_egress:${egress.id}}`, 'paused_until')).toBe('0');
+    // The same key in the other budget is paused (charged: refused within a short deadline); another key is not.
+    await expect(tenant(two, 'same', keyId).acquire(undefined, recordingBudget(1_000), ORDER_READ)).rejects.toBeInstanceOf(PauseOutlastsDeadline);
+    expect(await grantedWithin(tenant(two, 'other', fresh('key')), 1_000)).toBe(true);
+  });
+
+  it("batches leave the egress's reserve: another budget's interactive call goes at once", async () => {
+    // 30/min, burst 10: the reserve is 1 token; a token comes every 2 s.
+    const egress = { id: fresh('egress'), requestsPerMinute: 30, burst: 10 };
+    const pushing = budgetWith({ egress });
+    const till = budgetWith({ egress });
+    const pusher = tenant(pushing, 'pusher', fresh('key'));
+    let batches = 0;
+    for (let i = 0; i < 20; i++) {
+      void pusher.acquire(undefined, undefined, CATALOG).then((finished) => {
+        batches += 1;
+        finished?.();
+      }, () => {});
+    }
+    await until(async () => batches === 9);
+    expect(await grantedWithin(tenant(till, 'till', fresh('key')), 1_500)).toBe(true);
+    expect(batches).toBe(9);
+  });
+
+  it('usage(): every budget behind the egress counts into one use per minute', async () => {
+    const egress = { id: fresh('egress') };
+    const one = budgetWith({ egress });
+    const two = budgetWith({ egress });
+    for (let i = 0; i < 3; i++) expect(await grantedWithin(tenant(one, 'a', fresh('key')), 1_000)).toBe(true);
+    for (let i = 0; i < 2; i++) expect(await grantedWithin(tenant(two, 'b', fresh('key')), 1_000)).toBe(true);
+    const usage = await one.usage();
+    expect(usage).toHaveLength(15);
+    expect(usage.reduce((sum, minute) => sum + minute.requests, 0)).toBe(5);
+    expect(await two.usage()).toEqual(usage);
+  });
+
+  it('two processes: together within one egress budget, and a 429 in one pauses the other', { timeout: 30_000 }, async () => {
+    const egress = { id: fresh('egress'), requestsPerMinute: 600, burst: 10 };
+    const startAt = Date.now() + 2_500;
+    const [first, second] = await Promise.all([
+      runProcess({ redisUrl: server.url, egress, tenants: 3, startAt, durationMs: 4_000, name: 'p1', ipLimitedAt: { afterMs: 2_000, retryAfterMs: 1_000 } }),
+      runProcess({ redisUrl: server.url, egress, tenants: 3, startAt, durationMs: 4_000, name: 'p2' }),
+    ]);
+    const all = [...first.grants, ...second.grants].sort((x, y) => x - y);
+    const elapsedS = (all.at(-1)! - all[0]!) / 1000;
+    // Each process alone could take 10 + 10/s; together they stay within one budget (less the 1 s pause).
+    expect(all.length).toBeLessThanOrEqual(10 + 10 * elapsedS);
+    expect(all.length).toBeGreaterThan(10 + 10 * (elapsedS - 1) * 0.8);
+    expect(second.grants.length).toBeGreaterThan(10);
+    const limitedAt = first.limitedAt!;
+    // Nothing granted in the other process while the pause held (a grant answered before it was stored is allowed).
+    expect(second.grants.filter((at) => at > limitedAt + 100 && at < limitedAt + 900)).toEqual([]);
+    expect(second.grants.filter((at) => at >= limitedAt + 1_000).length).toBeGreaterThan(0);
+    expect([...first.warnings, ...second.warnings]).toEqual([]);
+  });
+
+  it('Redis stopped: calls go on in-process at a quarter of the rates with one warning; back on Redis once it answers', { timeout: 30_000 }, async () => {
+    const own = await RedisServer.start();
+    const client = await connectedClient(own.url);
+    try {
+      const warnings: unknown[][] = [];
+      const infos: unknown[][] = [];
+      const logger = { warn: (...args: unknown[]) => warnings.push(args), info: (...args: unknown[]) => infos.push(args) };
+      const egressId = fresh('egress');
+      const budget = createTenantBudget({ redis: client, egress: { id: egressId, requestsPerMinute: 60, burst: 8 }, logger }, { probeIntervalMs: 100 });
+      budgets.push(budget);
+      const a = tenant(budget, 'a', fresh('key'));
+      expect(await grantedWithin(a, 1_000)).toBe(true);
+      await own.stop();
+      // The fallback's egress: a quarter of the burst (2), then 15/min.
+      expect(await grantedWithin(a, 1_000)).toBe(true);
+      expect(await grantedWithin(a, 1_000)).toBe(true);
+      expect(await grantedWithin(a, 500)).toBe(false);
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]![0])).toMatch(/cannot reach Redis/);
+      await own.restart();
+      await until(async () => client.isReady);
+      // A restarted Redis has lost the buckets: full again, so the next call is answered there.
+      expect(await grantedWithin(a, 2_000)).toBe(true);
+      expect(infos.map((args) => String(args[0]))).toEqual([expect.stringMatching(/reaches Redis again/)]);
+      expect(await client.exists(`integration-sdk:rate:{_egress:${egressId}}`)).toBe(1);
+      expect(warnings).toHaveLength(1);
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
+  });
+});
