@@ -7,6 +7,7 @@ import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
+import { DELIMITER_NAMES } from './csv-input.ts';
 import { push, type PushOptions } from './push.ts';
 import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
@@ -73,6 +74,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
     .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
     .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or windows-1252')
+    .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header line)').choices(DELIMITER_NAMES))
     .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)

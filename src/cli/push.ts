@@ -9,7 +9,7 @@ import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { checkOutputPaths } from './output-paths.ts';
-import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind, type ReadOptions } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
 import { syncPush, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
@@ -21,6 +21,7 @@ export interface PushOptions {
   resume?: boolean;
   errors?: string;
   encoding?: string;
+  delimiter?: string;
   concurrency: number;
   json?: boolean;
 }
@@ -60,11 +61,11 @@ function rejection(record: InputRecord, code: string, message: string): Rejectio
  * Pass 1: reads the whole file (a malformed one throws UsageError before anything is sent), counts
  * its items and screens their keys for the duplicate rule of the passes after it.
  */
-async function screenFile(file: string, kind: PushKind, format: InputFormat, encoding: string, lines: number) {
+async function screenFile(file: string, kind: PushKind, format: InputFormat, reading: ReadOptions, lines: number) {
   // Each item starts on a line of its own in CSV and JSON Lines: the line count bounds the keys.
   const repeats = new RepeatScreen(format === 'json' ? undefined : lines + 1);
   let total = 0;
-  for await (const record of readItems(file, kind, format, encoding)) {
+  for await (const record of readItems(file, kind, format, reading)) {
     total++;
     if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
   }
@@ -80,7 +81,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   const needsState = [sync.full && '--full', sync.maxAge !== undefined && '--max-age', sync.deactivateMissing && '--deactivate-missing'].filter(Boolean);
   if (needsState.length > 0) throw new UsageError(`${needsState.join(', ')} ${needsState.length === 1 ? 'works' : 'work'} only with --state <sqlite file | postgres URL> (or INTEGRATION_SYNC_STATE): without a state every item is sent anyway and nothing is deactivated.`);
   const format = formatOf(file, options.format);
-  const encoding = encodingOf(options.encoding);
+  const reading = { encoding: encodingOf(options.encoding), delimiter: options.delimiter };
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   // The bar goes to stderr, the report to stdout: a bar only when both are a terminal.
@@ -88,7 +89,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 
   const interrupt = new Interrupt();
   try {
-    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, encoding }, interrupt);
+    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, reading }, interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -137,7 +138,7 @@ async function pushFile(
   kind: PushKind,
   file: string,
   options: PushOptions,
-  { command, errorsPath, mode, format, encoding }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; encoding: string },
+  { command, errorsPath, mode, format, reading }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; reading: ReadOptions & { encoding: string } },
   interrupt: Interrupt,
 ): Promise<number> {
   // A push streams the file through a few short-lived objects per item, and by default V8 keeps
@@ -153,7 +154,7 @@ async function pushFile(
   let input;
   let lines;
   try {
-    ({ fingerprint: input, lines } = await fingerprint(file, encoding === 'utf-8'));
+    ({ fingerprint: input, lines } = await fingerprint(file, reading.encoding === 'utf-8'));
   } catch (error) {
     throw error instanceof UsageError ? error : unreadable();
   }
@@ -163,10 +164,10 @@ async function pushFile(
   if (input.size > LARGE_FILE_BYTES) setFlagsFromString('--optimize-for-size');
 
   if (options.dryRun) {
-    const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
+    const { total, repeats } = await screenFile(file, kind, format, reading, lines);
     const errors = new ErrorsFile(errorsPath, false);
     let rejected = 0;
-    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), reading)) {
       if (!record.error) continue;
       rejected++;
       errors.write(rejection(record, record.error.code, record.error.message));
@@ -180,7 +181,7 @@ async function pushFile(
   if (!client) throw new UsageError('No client.');
   const sdk = client();
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
-  const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
+  const { total, repeats } = await screenFile(file, kind, format, reading, lines);
 
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
@@ -263,7 +264,7 @@ async function pushFile(
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
-    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), reading)) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
       if (interrupt.requested || failure !== undefined) break;
