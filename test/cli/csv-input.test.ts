@@ -4,6 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readItems, type InputRecord, type PushKind, type ReadOptions } from '../../src/cli/input.ts';
 import { DECIDING_CELLS } from '../../src/cli/decimal.ts';
@@ -112,33 +113,30 @@ describe('a pt-BR spreadsheet export against the sandbox', () => {
     await service.close();
   });
 
-  // What Excel saves as "CSV (separado por vírgulas)" in pt-BR: a BOM, `;`, CRLF, quotes around a
-  // field holding a `;` or a quote, accented names; prices here are whole or formatted as text with a point.
-  const EXPORT = [
-    '\uFEFFexternal_id;name;price;category;store_id;stock_quantity',
-    `BR-1;"Café Torrado; 500g";25;Mercearia;${STORE};12`,
-    'BR-2;"Pão de Açúcar ""Tradicional""";8.90;Padaria;;',
-    'BR-3;Feijão Carioca 1kg;9.5;Mercearia;;',
-    '',
-  ].join('\r\n');
+  // examples/catalog-pt-br.csv is what Excel saves as "CSV (separado por vírgulas)" in pt-BR: a BOM,
+  // `;`, CRLF, quotes around a field holding a `;` or a quote, accented names; its prices are whole
+  // or formatted with a point.
+  const EXPORT = readFileSync(fileURLToPath(new URL('../../examples/catalog-pt-br.csv', import.meta.url)), 'utf8');
 
-  test('pushes without options', async () => {
+  test('pushes without options (examples/catalog-pt-br.csv)', async () => {
+    expect(EXPORT).toMatch(/^\uFEFFexternal_id;name;price;.*\r\n/);
     const file = csv(EXPORT);
     const result = await runCli(['catalog', 'push', file], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/3\/3 items, created 3, updated 0, errors 0/);
-    expect(service.sandbox.getProduct('BR-1')).toMatchObject({ name: 'Café Torrado; 500g', price: 25, category: 'Mercearia' });
-    expect(service.sandbox.getProduct('BR-1')!.stores[STORE]).toMatchObject({ stock_quantity: 12 });
-    expect(service.sandbox.getProduct('BR-2')).toMatchObject({ name: 'Pão de Açúcar "Tradicional"', price: 8.9 });
+    expect(service.sandbox.getProduct('SKU-2001')).toMatchObject({ name: 'Café Torrado e Moído; 500g', price: 24.9, category: 'Mercearia' });
+    expect(service.sandbox.getProduct('SKU-2001')!.stores[STORE]).toMatchObject({ stock_quantity: 40 });
+    expect(service.sandbox.getProduct('SKU-2002')).toMatchObject({ name: 'Pão de Queijo "Mineiro" 1kg', price: 32 });
+    expect(Object.keys(service.sandbox.getProduct('SKU-2002')!.stores)).toHaveLength(2);
   });
 
-  test('the same export with its prices written 8,90: refused whole before anything is sent, exit 2, one sentence', async () => {
-    const file = csv(EXPORT.replace('8.90', '8,90').replace('9.5', '9,5').replaceAll('BR-', 'BRC-'));
+  test('the same export with its prices written 24,90: refused whole before anything is sent, exit 2, one sentence', async () => {
+    const file = csv(EXPORT.replaceAll('.90', ',90').replace('21.5', '21,5').replaceAll('SKU-', 'BRC-'));
     const before = service.requests.length;
     const result = await runCli(['catalog', 'push', file], { env });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Line 3: the file writes its decimal numbers with a comma \(price "8,90"\).*\(nothing was sent\)\.$/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Line 2: the file writes its decimal numbers with a comma \(price "24,90"\).*\(nothing was sent\)\.$/)]);
     expect(service.requests.length).toBe(before);
     expect(() => readFileSync(`${file}.errors.csv`)).toThrow();
   });
