@@ -8,7 +8,7 @@ import { formatChecks, runDoctor } from './doctor.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
 import { DELIMITER_NAMES } from './csv-input.ts';
-import { push, type PushOptions } from './push.ts';
+import { push, type PushClient, type PushOptions } from './push.ts';
 import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
@@ -79,7 +79,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)
     .action(run(async (file: string, options: PushOptions, command: Command) => {
-      const client = options.dryRun && !syncStateOption((options as SyncPushOptions).state) ? undefined : () => clientFrom(connection(command));
+      const client: PushClient | undefined = options.dryRun && !syncStateOption((options as SyncPushOptions).state) ? undefined : (rateLimit) => clientFrom(connection(command), rateLimit);
       if (client) client(); // fail on a missing key before reading the file
       return push(client, kind, file, options);
     }));

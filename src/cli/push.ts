@@ -4,6 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
+import { TokenBucket, type RateLimiter } from '../transport/rate-limiter.ts';
 import { checkpointPath, CheckpointWriter, fingerprint, loadCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
@@ -72,8 +73,11 @@ async function screenFile(file: string, kind: PushKind, format: InputFormat, rea
   return { total, repeats };
 }
 
+/** Builds the client; a push hands it its rate limiter, whose wait its ETA reads. */
+export type PushClient = (rateLimit?: RateLimiter) => IntegrationClient;
+
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
-export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
+export async function push(client: PushClient | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
   // With a sync state (--state or INTEGRATION_SYNC_STATE), only what changed is sent: see sync-commands.ts.
   const sync = options as SyncPushOptions;
   if (syncStateOption(sync.state)) return syncPush(client, kind, file, options);
@@ -134,7 +138,7 @@ class Interrupt {
 }
 
 async function pushFile(
-  client: (() => IntegrationClient) | undefined,
+  client: PushClient | undefined,
   kind: PushKind,
   file: string,
   options: PushOptions,
@@ -179,7 +183,11 @@ async function pushFile(
     return rejected > 0 ? 1 : 0;
   }
   if (!client) throw new UsageError('No client.');
-  const sdk = client();
+  // The client's limiter is made here, so that the ETA can ask it what wait it knows of (a 429's pause).
+  const { rateLimit } = rateLimitFromEnv();
+  const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
+  const limiter = budget && new TokenBucket(budget);
+  const sdk = client(limiter);
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
   const { total, repeats } = await screenFile(file, kind, format, reading, lines);
 
@@ -188,10 +196,8 @@ async function pushFile(
   const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
   const view = progressView(mode, command, kind);
   const startedAt = Date.now();
-  const { rateLimit } = rateLimitFromEnv();
-  const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
   const resumedFrom = checkpoint?.records ?? 0;
-  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt);
+  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt, limiter);
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;
   interrupt.note = (text) => view.note(text);
