@@ -22,7 +22,7 @@ function field<Row>(header: string, read: (row: Row) => unknown, layout: Omit<Co
 }
 
 const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
-  field('id', (e) => e.id, { kind: 'id' }),
+  field('id', (e) => e.id),
   field('url', (e) => e.url, { kind: 'text', min: 30 }),
   field('events', (e) => e.events.join(','), { kind: 'text', optional: 1 }),
   field('consecutive_failures', (e) => e.consecutive_failures, { optional: 2 }),
@@ -30,7 +30,7 @@ const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
 ];
 
 const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
-  field('id', (d) => d.id, { kind: 'id' }),
+  field('id', (d) => d.id),
   field('event', (d) => d.event, { optional: 2 }),
   field('status', (d) => d.status),
   field('attempt_count', (d) => d.attempt_count, { optional: 0 }),
@@ -41,7 +41,7 @@ const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
 
 /** `inbox dead`: what an operator needs first on a narrow terminal is which delivery, which order and why. */
 const DEAD_COLUMNS: Column<InboxEntry>[] = [
-  field('delivery_id', (e) => e.id, { kind: 'id' }),
+  field('delivery_id', (e) => e.id),
   field('event', (e) => e.event, { optional: 3 }),
   field('order', (e) => (e.displayNumber ? `#${e.displayNumber}` : null)),
   field('order_id', (e) => e.orderId, { optional: 0 }),

@@ -8,11 +8,11 @@ export interface Column<Row> {
   header: string;
   value: (row: Row) => string;
   /**
-   * `id`: an id to copy into another command, never cut while anything else can give way.
    * `text`: free text, cut to what is left (not below `min` while an optional column can go).
-   * Default: shown whole.
+   * Other columns (ids to copy into another command among them) are shown whole, and cut only
+   * when nothing else is left to give.
    */
-  kind?: 'id' | 'text';
+  kind?: 'text';
   /** A text column's width before optional columns are left out instead (default 12). */
   min?: number;
   /** Left out when the table does not fit, the lowest first; undefined: always shown. */

@@ -19,7 +19,7 @@ interface Row {
 }
 
 const COLUMNS: Column<Row>[] = [
-  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'id', value: (r) => r.id },
   { header: 'kind', value: (r) => r.kind, optional: 2 },
   { header: 'count', value: (r) => String(r.count), optional: 0 },
   { header: 'error', value: (r) => r.error, kind: 'text', min: 20 },
