@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { UsageError } from './config.ts';
-import { readChunks, Utf8Check } from './input.ts';
+import { readChunks, Utf8Check } from './file-text.ts';
 
 /** Size and SHA-256 of the input: a resumed run refuses a file whose fingerprint changed. */
 export interface Fingerprint {

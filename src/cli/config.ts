@@ -1,7 +1,7 @@
 // Where the CLI gets its key and base URL: the environment or a key file, never a plain argument
 // (an argument shows in `ps` and shell history). Messages never contain the key.
 import { existsSync, readFileSync } from 'node:fs';
-import { IntegrationClient } from '../index.ts';
+import { IntegrationClient, type RateLimiter } from '../index.ts';
 
 /** A problem that stops a command before it runs: printed in one sentence, exit 2. */
 export class UsageError extends Error {
@@ -45,13 +45,16 @@ export function rateLimitFromEnv(): { rateLimit?: false | { requestsPerMinute: n
   throw new UsageError(`INTEGRATION_RATE_LIMIT must be "off" or a whole number of requests per minute, got "${value}".`);
 }
 
-/** Builds the client from the environment and options; `UsageError` (exit 2) when it cannot. */
-export function clientFrom(options: ConnectionOptions): IntegrationClient {
+/**
+ * Builds the client from the environment and options; `UsageError` (exit 2) when it cannot.
+ * `rateLimit`: a limiter the caller made (a push reads its wait), instead of INTEGRATION_RATE_LIMIT's.
+ */
+export function clientFrom(options: ConnectionOptions, rateLimit?: RateLimiter): IntegrationClient {
   const apiKey = readKey(options);
   const baseUrl = options.baseUrl ?? process.env.INTEGRATION_BASE_URL;
   if (!baseUrl) throw new UsageError('No base URL: set INTEGRATION_BASE_URL or pass --base-url <url>.');
   try {
-    return new IntegrationClient({ apiKey, baseUrl, ...rateLimitFromEnv() });
+    return new IntegrationClient({ apiKey, baseUrl, ...(rateLimit === undefined ? rateLimitFromEnv() : { rateLimit }) });
   } catch (error) {
     // ConfigurationError messages name the option, never the key's value.
     throw new UsageError(error instanceof Error ? error.message : 'Invalid configuration.');

@@ -8,7 +8,8 @@ import { formatChecks, runDoctor } from './doctor.ts';
 import { doctorChecks } from './doctor-tenants.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
-import { push, type PushOptions } from './push.ts';
+import { DELIMITER_NAMES } from './csv-input.ts';
+import { push, type PushClient, type PushOptions } from './push.ts';
 import type { DashboardCommandOptions } from './dashboard.ts';
 import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
@@ -77,11 +78,12 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
     .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
     .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or windows-1252')
+    .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header line)').choices(DELIMITER_NAMES))
     .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
     .option('--json', 'print NDJSON progress events and a final report')
     .addHelpText('after', `\nExample:\n  ${example}`)
     .action(run(async (file: string, options: PushOptions, command: Command) => {
-      const client = options.dryRun && !syncStateOption((options as SyncPushOptions).state) ? undefined : () => clientFrom(connection(command));
+      const client: PushClient | undefined = options.dryRun && !syncStateOption((options as SyncPushOptions).state) ? undefined : (rateLimit) => clientFrom(connection(command), rateLimit);
       if (client) client(); // fail on a missing key before reading the file
       return push(client, kind, file, options);
     }));

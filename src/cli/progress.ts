@@ -43,27 +43,37 @@ const WINDOW_MS = 10_000;
 /** Batches acknowledged before the observed rate counts. */
 const MIN_BATCHES = 3;
 
+/** What the client's rate limiter knows of the wait ahead (`TokenBucket.waitFor`): a 429 pause, the tokens lacking. */
+export interface LimiterWait {
+  /** Milliseconds until `requests` more requests could have gone. */
+  waitFor(requests: number): number;
+}
+
 /**
- * The ETA of one run, from the rate limit's floor (`etaSeconds`) and, once a few batches are
- * acknowledged, the rate observed over the last 10 s. The service's bucket may have been partly
- * spent by another process: the floor then promises a burst that does not come, and the average
- * since the start still carries the fast first batches; the recent rate follows what the service
- * actually lets through. Times are passed in (milliseconds), so it is tested without a clock.
+ * The ETA of one run, from the rate limit's floor and, once a few batches are acknowledged, the
+ * rate observed over the last 10 s. The floor is what the client's limiter knows (`limiter`: the
+ * pause of a 429, the tokens the batches left lack at the key's rate), else `etaSeconds` on the
+ * budget. The service's bucket may have been partly spent by another process: the floor then
+ * promises a burst that does not come, and the average since the start still carries the fast
+ * first batches; the recent rate follows what the service actually lets through. Times are passed
+ * in (milliseconds), so it is tested without a clock.
  */
 export class Eta {
   readonly #total: number;
   readonly #batchSize: number;
   readonly #budget: RateBudget | undefined;
+  readonly #limiter: LimiterWait | undefined;
   readonly #startedAt: number;
   /** Acknowledgements: when, and how many items of this run were done by then. */
   readonly #samples: Array<{ at: number; done: number }>;
   #batches = 0;
 
   /** `total`: the items this run has to push (a resumed run's rest). */
-  constructor(total: number, batchSize: number, budget: RateBudget | undefined, startedAt: number) {
+  constructor(total: number, batchSize: number, budget: RateBudget | undefined, startedAt: number, limiter?: LimiterWait) {
     this.#total = total;
     this.#batchSize = batchSize;
     this.#budget = budget;
+    this.#limiter = limiter;
     this.#startedAt = startedAt;
     this.#samples = [{ at: startedAt, done: 0 }];
   }
@@ -95,7 +105,10 @@ export class Eta {
   /** Seconds left at `now`. */
   seconds(now: number): number {
     const done = this.done;
-    const floor = etaSeconds({ done, total: this.#total, created: 0, updated: 0, errors: 0 }, this.#batchSize, now - this.#startedAt, this.#budget);
+    const requests = Math.ceil(Math.max(0, this.#total - done) / this.#batchSize);
+    const floor = this.#limiter
+      ? (requests === 0 ? 0 : Math.ceil(this.#limiter.waitFor(requests) / 1000))
+      : etaSeconds({ done, total: this.#total, created: 0, updated: 0, errors: 0 }, this.#batchSize, now - this.#startedAt, this.#budget);
     if (this.#batches < MIN_BATCHES) return floor;
     const rate = this.rate(now);
     const left = Math.max(0, this.#total - done);
@@ -121,41 +134,54 @@ export interface ProgressFigures {
   etaSeconds: number;
 }
 
+/** `75500` → `75.5k`, `100000` → `100k`, `1234567` → `1.23M`: never rounded up, so nothing reads as done early. */
+export function shortCount(n: number): string {
+  if (n < 10_000) return String(n);
+  if (n < 1_000_000) return `${Math.floor(n / 100) / 10}k`;
+  return `${Math.floor(n / 10_000) / 100}M`;
+}
+
 /**
- * The bar's line, fitted to `width` columns. Parts go, least useful first, until it fits: the label
- * (the user typed the command), the percentage (done / total says as much), the bar, created /
- * updated, the elapsed time, the rate; items done / total, errors and the ETA stay. The bar takes
- * what room is left, 8 to 30 columns. Stock has no creates, so no "created" count.
+ * The bar's line, fitted to `width` columns. When it does not fit, the label goes first (the user
+ * typed the command), then the counts shorten (`75.5k/100k`), then parts go, least useful first:
+ * the elapsed time, the bar, the rate, created / updated, the percentage. Items done / total,
+ * errors and the ETA stay; at 80 columns the percentage stays too. The bar takes what room is
+ * left, 8 to 30 columns. Stock has no creates, so no "created" count.
  */
 export function progressLine(f: ProgressFigures, width: number): string {
   const { state } = f;
   const ratio = state.total > 0 ? Math.min(1, state.done / state.total) : 1;
-  const counts = f.kind === 'catalog' ? `created ${state.created} updated ${state.updated}` : `updated ${state.updated}`;
-  // The lowest rank is dropped first.
-  const parts: Array<{ text: string; rank: number; bar?: true }> = [
+  const counts = (n: (count: number) => string) => (f.kind === 'catalog' ? `created ${n(state.created)} updated ${n(state.updated)}` : `updated ${n(state.updated)}`);
+  // The lowest rank is dropped first; `short` is the part once the counts shorten.
+  const parts: Array<{ text: string; short?: string; rank: number; bar?: true }> = [
     { text: f.label, rank: 0 },
     { text: '', rank: 2, bar: true },
-    { text: `${Math.floor(ratio * 100)}%`, rank: 1 },
-    { text: `${state.done}/${state.total}`, rank: 9 },
-    { text: counts, rank: 3 },
+    { text: `${Math.floor(ratio * 100)}%`, rank: 5 },
+    { text: `${state.done}/${state.total}`, short: `${shortCount(state.done)}/${shortCount(state.total)}`, rank: 9 },
+    { text: counts(String), short: counts(shortCount), rank: 4 },
     { text: `errors ${state.errors}`, rank: 7 },
-    { text: `${Math.round(f.itemsPerSecond)} items/s`, rank: 5 },
-    { text: `elapsed ${duration(f.elapsedSeconds)}`, rank: 4 },
+    { text: `${Math.round(f.itemsPerSecond)} items/s`, rank: 3 },
+    { text: `elapsed ${duration(f.elapsedSeconds)}`, rank: 1 },
     { text: `ETA ${duration(f.etaSeconds)}`, rank: 8 },
   ];
-  const render = (shown: typeof parts, barWidth: number) => shown
-    .map((p) => (p.bar ? `[${'█'.repeat(Math.round(ratio * barWidth))}${'░'.repeat(barWidth - Math.round(ratio * barWidth))}]` : p.text))
+  const render = (shown: typeof parts, barWidth: number, short: boolean) => shown
+    .map((p) => (p.bar ? `[${'█'.repeat(Math.round(ratio * barWidth))}${'░'.repeat(barWidth - Math.round(ratio * barWidth))}]` : short ? (p.short ?? p.text) : p.text))
     .join(' ');
   // Two columns stay free: the terminal echoes ^C after the line, and a full line would wrap there.
   const room = Math.max(20, width - 3);
   let shown = parts;
+  let short = false;
   for (;;) {
     const hasBar = shown.some((p) => p.bar);
-    const fixed = render(shown.filter((p) => !p.bar), 0).length;
-    if (hasBar && fixed + 3 + MIN_BAR <= room) return render(shown, Math.min(MAX_BAR, room - fixed - 3));
-    if (!hasBar && fixed <= room) return render(shown, 0);
+    const fixed = render(shown.filter((p) => !p.bar), 0, short).length;
+    if (hasBar && fixed + 3 + MIN_BAR <= room) return render(shown, Math.min(MAX_BAR, room - fixed - 3), short);
+    if (!hasBar && fixed <= room) return render(shown, 0, short);
     const lowest = shown.reduce((a, b) => (b.rank < a.rank ? b : a));
-    if (lowest.rank >= 7) return render(shown.filter((p) => !p.bar), 0).slice(0, room);
+    if (lowest.rank > 0 && !short) {
+      short = true;
+      continue;
+    }
+    if (lowest.rank >= 7) return render(shown.filter((p) => !p.bar), 0, short).slice(0, room);
     shown = shown.filter((p) => p !== lowest);
   }
 }

@@ -4,12 +4,13 @@
 import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
+import { TokenBucket, type RateLimiter } from '../transport/rate-limiter.ts';
 import { checkpointPath, CheckpointWriter, fingerprint, loadCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { checkOutputPaths } from './output-paths.ts';
-import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind } from './input.ts';
+import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind, type ReadOptions } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
 import { syncPush, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
@@ -21,6 +22,7 @@ export interface PushOptions {
   resume?: boolean;
   errors?: string;
   encoding?: string;
+  delimiter?: string;
   concurrency: number;
   json?: boolean;
 }
@@ -60,19 +62,22 @@ function rejection(record: InputRecord, code: string, message: string): Rejectio
  * Pass 1: reads the whole file (a malformed one throws UsageError before anything is sent), counts
  * its items and screens their keys for the duplicate rule of the passes after it.
  */
-async function screenFile(file: string, kind: PushKind, format: InputFormat, encoding: string, lines: number) {
+async function screenFile(file: string, kind: PushKind, format: InputFormat, reading: ReadOptions, lines: number) {
   // Each item starts on a line of its own in CSV and JSON Lines: the line count bounds the keys.
   const repeats = new RepeatScreen(format === 'json' ? undefined : lines + 1);
   let total = 0;
-  for await (const record of readItems(file, kind, format, encoding)) {
+  for await (const record of readItems(file, kind, format, reading)) {
     total++;
     if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
   }
   return { total, repeats };
 }
 
+/** Builds the client; a push hands it its rate limiter, whose wait its ETA reads. */
+export type PushClient = (rateLimit?: RateLimiter) => IntegrationClient;
+
 /** Runs a push; returns the exit code (0 all ok, 1 some items rejected, 130 interrupted). */
-export async function push(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
+export async function push(client: PushClient | undefined, kind: PushKind, file: string, options: PushOptions): Promise<number> {
   // With a sync state (--state or INTEGRATION_SYNC_STATE), only what changed is sent: see sync-commands.ts.
   const sync = options as SyncPushOptions;
   if (syncStateOption(sync.state)) return syncPush(client, kind, file, options);
@@ -80,7 +85,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
   const needsState = [sync.full && '--full', sync.maxAge !== undefined && '--max-age', sync.deactivateMissing && '--deactivate-missing'].filter(Boolean);
   if (needsState.length > 0) throw new UsageError(`${needsState.join(', ')} ${needsState.length === 1 ? 'works' : 'work'} only with --state <sqlite file | postgres URL> (or INTEGRATION_SYNC_STATE): without a state every item is sent anyway and nothing is deactivated.`);
   const format = formatOf(file, options.format);
-  const encoding = encodingOf(options.encoding);
+  const reading = { encoding: encodingOf(options.encoding), delimiter: options.delimiter };
   const command = kind === 'catalog' ? 'catalog push' : 'stock push';
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   // The bar goes to stderr, the report to stdout: a bar only when both are a terminal.
@@ -88,7 +93,7 @@ export async function push(client: (() => IntegrationClient) | undefined, kind: 
 
   const interrupt = new Interrupt();
   try {
-    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, encoding }, interrupt);
+    return await pushFile(client, kind, file, options, { command, errorsPath, mode, format, reading }, interrupt);
   } finally {
     interrupt.dispose();
   }
@@ -133,11 +138,11 @@ class Interrupt {
 }
 
 async function pushFile(
-  client: (() => IntegrationClient) | undefined,
+  client: PushClient | undefined,
   kind: PushKind,
   file: string,
   options: PushOptions,
-  { command, errorsPath, mode, format, encoding }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; encoding: string },
+  { command, errorsPath, mode, format, reading }: { command: Checkpoint['command']; errorsPath: string; mode: 'json' | 'tty' | 'plain'; format: InputFormat; reading: ReadOptions & { encoding: string } },
   interrupt: Interrupt,
 ): Promise<number> {
   // A push streams the file through a few short-lived objects per item, and by default V8 keeps
@@ -153,7 +158,7 @@ async function pushFile(
   let input;
   let lines;
   try {
-    ({ fingerprint: input, lines } = await fingerprint(file, encoding === 'utf-8'));
+    ({ fingerprint: input, lines } = await fingerprint(file, reading.encoding === 'utf-8'));
   } catch (error) {
     throw error instanceof UsageError ? error : unreadable();
   }
@@ -163,10 +168,10 @@ async function pushFile(
   if (input.size > LARGE_FILE_BYTES) setFlagsFromString('--optimize-for-size');
 
   if (options.dryRun) {
-    const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
+    const { total, repeats } = await screenFile(file, kind, format, reading, lines);
     const errors = new ErrorsFile(errorsPath, false);
     let rejected = 0;
-    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), reading)) {
       if (!record.error) continue;
       rejected++;
       errors.write(rejection(record, record.error.code, record.error.message));
@@ -178,19 +183,21 @@ async function pushFile(
     return rejected > 0 ? 1 : 0;
   }
   if (!client) throw new UsageError('No client.');
-  const sdk = client();
+  // The client's limiter is made here, so that the ETA can ask it what wait it knows of (a 429's pause).
+  const { rateLimit } = rateLimitFromEnv();
+  const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
+  const limiter = budget && new TokenBucket(budget);
+  const sdk = client(limiter);
   const checkpoint = options.resume ? await loadCheckpoint(file, command, input) : undefined;
-  const { total, repeats } = await screenFile(file, kind, format, encoding, lines);
+  const { total, repeats } = await screenFile(file, kind, format, reading, lines);
 
   const state: PushState = { done: checkpoint?.records ?? 0, total, created: 0, updated: 0, errors: 0 };
   for (const key of ['created', 'updated', 'errors'] as const) state[key] = checkpoint?.summary[key] ?? 0;
   const errors = new ErrorsFile(errorsPath, checkpoint !== undefined);
   const view = progressView(mode, command, kind);
   const startedAt = Date.now();
-  const { rateLimit } = rateLimitFromEnv();
-  const budget = rateLimit === false ? undefined : (rateLimit ?? DEFAULT_BUDGET);
   const resumedFrom = checkpoint?.records ?? 0;
-  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt);
+  const eta = new Eta(state.total - resumedFrom, BATCH_SIZE, budget, startedAt, limiter);
   if (options.resume && !checkpoint && !options.json) console.log(`${command}: no checkpoint at ${checkpointPath(file)} (nothing was acknowledged, or the last run completed): starting from the beginning`);
   interrupt.sending = true;
   interrupt.note = (text) => view.note(text);
@@ -263,7 +270,7 @@ async function pushFile(
   let index = 0;
   let batch: Batch = { start: resumedFrom, end: resumedFrom, nextLine: acked.nextLine, records: [], counts: noCounts(), rejections: [] };
   try {
-    for await (const record of readRecords(file, kind, format, repeats.rule(), encoding)) {
+    for await (const record of readRecords(file, kind, format, repeats.rule(), reading)) {
       index++;
       if (index <= resumedFrom) continue; // acknowledged before the interruption; read again for the duplicate rule
       if (interrupt.requested || failure !== undefined) break;

@@ -28,6 +28,8 @@ interface DeliverAnswer {
   delivery: { id: string; event: string; status: string; attempt_count: number; response_status: number | null; last_error: string | null; next_attempt_at: string | null };
   order_id: string | null;
   webhook: { id: string; url: string; events: string[]; secret: string; registered: boolean };
+  /** The endpoint an earlier `deliver` registered for another URL, deleted to make room. */
+  replaced: { id: string; url: string } | null;
 }
 
 export function defineControlCommands(sandbox: Command, run: Runner): void {
@@ -66,6 +68,8 @@ export function defineControlCommands(sandbox: Command, run: Runner): void {
     .addHelpText('after', `
 Uses the endpoint registered for that URL, or registers one (order.created and
 order.status_changed, under the sandbox's full key), then waits for attempt 1.
+deliver keeps one endpoint of its own: a new URL replaces the one it registered
+before, so runs against receivers on new ports never fill the key's five.
 Exit 1 when attempt 1 failed (the sandbox keeps retrying on its schedule).
 Example:
   integration-sdk sandbox deliver --url http://127.0.0.1:3000/webhooks --event order.created`)
@@ -165,12 +169,14 @@ function describeOrder({ order, previous_status, deliveries }: OrderAnswer, even
   return lines.join('\n');
 }
 
-function describeDelivery({ delivery, order_id, webhook }: DeliverAnswer): string {
+function describeDelivery({ delivery, order_id, webhook, replaced }: DeliverAnswer): string {
   const lines = [
-    `${webhook.registered ? 'Registered endpoint' : 'Using endpoint'} ${webhook.id} for ${shape(webhook.url)}`,
+    `${webhook.registered ? 'Registered endpoint' : 'Using endpoint'} ${webhook.id}`,
+    `  for ${shape(webhook.url)}`,
     webhook.registered ? `  events ${webhook.events.join(', ')}: later orders reach it too.` : `  events ${webhook.events.join(', ')}.`,
+    ...(replaced ? [`  Deleted endpoint ${replaced.id},`, `  registered by an earlier deliver for ${shape(replaced.url)}.`] : []),
     `Secret: ${webhook.secret}`,
-    '  X-Service-Signature-256 is sha256=HMAC-SHA256(secret, "<X-Service-Timestamp>.<raw body>")',
+    '  X-Service-Signature-256: sha256=HMAC-SHA256(secret, "<timestamp>.<raw body>")',
   ];
   lines.push(order_id === null ? delivery.event : `${delivery.event}, new order ${order_id}`);
   const attempt = `attempt ${delivery.attempt_count}/6`;

@@ -2,24 +2,44 @@
 // shapes only (route templates, endpoints without query), never a key, a secret or a payload.
 import type { SandboxLogEntry } from '../sandbox/index.ts';
 
+/** Log lines fit an 80-column terminal. */
+export const LOG_WIDTH = 80;
+
 /**
- * One log line: `HH:MM:SS  POST   /integration/v1/orders/:id  200  3 ms`, or for a delivery attempt
- * `HH:MM:SS  order.created        http://127.0.0.1:3000/hooks  500  attempt 1/6, retry in 60 s`.
- * Routes are templates and endpoints have no query: no id, key, secret or payload is printed.
+ * One log line, at most 80 columns: `HH:MM:SS  POST   /integration/v1/orders/:id  200  3 ms`, or for
+ * a delivery attempt `HH:MM:SS  order.created        :3000/hooks  500  2/6, retry in 5 min` (attempt
+ * 2 of 6). Routes are templates and endpoints have no query: no id, key, secret or payload is
+ * printed. A receiver on this machine (plain http to 127.0.0.1, localhost or [::1]) shows as
+ * `:port/path`; the route or endpoint, the one part of any length, is cut in its middle to fit.
  */
 export function formatLogEntry(entry: SandboxLogEntry, at = new Date()): string {
   const time = at.toTimeString().slice(0, 8);
   if (entry.type === 'request') {
-    return `${time}  ${entry.method.padEnd(6)} ${entry.route.padEnd(40)} ${String(entry.status ?? 'dropped').padStart(3)}  ${Math.round(entry.ms)} ms`;
+    const status = `${String(entry.status ?? 'dropped').padStart(3)}  ${Math.round(entry.ms)} ms`;
+    return `${time}  ${entry.method.padEnd(6)} ${fitted(entry.route, 40, LOG_WIDTH - 18 - status.length)} ${status}`;
   }
   const answer = entry.status === null ? noAnswer(entry.error) : String(entry.status);
-  const attempt = `attempt ${entry.attempt}/${entry.maxAttempts}`;
+  const attempt = `${entry.attempt}/${entry.maxAttempts}`;
   const outcome = entry.outcome === 'delivered'
-    ? ' delivered'
+    ? `${attempt} delivered`
     : entry.outcome === 'dead'
-      ? ', dead (no attempt left)'
-      : `, retry in ${duration(entry.retryInMs ?? 0)}`;
-  return `${time}  ${entry.event.padEnd(20)} ${entry.endpoint}  ${answer}  ${attempt}${outcome}`;
+      ? `${attempt}, dead`
+      : `${attempt}, retry in ${duration(entry.retryInMs ?? 0)}`;
+  const tail = `  ${answer}  ${outcome}`;
+  return `${time}  ${entry.event.padEnd(20)} ${fitted(receiver(entry.endpoint), 0, LOG_WIDTH - 31 - tail.length)}${tail}`;
+}
+
+/** `http://127.0.0.1:3000/hooks` → `:3000/hooks`: every local receiver has the same host, its port tells them apart. */
+function receiver(endpoint: string): string {
+  const local = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/.*)?$/.exec(endpoint);
+  return local ? `${local[2] ?? ':80'}${local[3] ?? '/'}` : endpoint;
+}
+
+/** `text` padded to `column`, or cut in its middle to `room` (an ellipsis where it was cut). */
+function fitted(text: string, column: number, room: number): string {
+  if (text.length <= room) return text.padEnd(Math.min(column, room));
+  const head = Math.ceil((room - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (room - 1 - head))}`;
 }
 
 /** A word for an attempt without an HTTP answer. */

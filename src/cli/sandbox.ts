@@ -81,30 +81,31 @@ function listenFailure(error: unknown, port: number): UsageError | null {
   return null;
 }
 
-const WIDTH = 99;
+/** The banner fits an 80-column terminal, except the export line, which must stay one line to be pasted. */
+const WIDTH = 80;
 const LABEL = 12;
 
 function banner(sandbox: Sandbox, scale: number): string {
   const { seed } = sandbox;
-  const keyLine = (name: 'full' | 'oneStore' | 'readOnly') => {
+  const keyLines = (name: 'full' | 'oneStore' | 'readOnly') => {
     const info = seed.keys[name];
     const scopes = info.scopes.length === 6 ? 'every scope' : info.scopes.join(' ');
     const stores = info.storeIds.length === 0 ? 'all stores' : `${info.storeIds.map((id) => seed.stores.find((s) => s.id === id)?.name ?? id).join(', ')} only`;
-    return `  ${name.padEnd(9)}${info.apiKey.padEnd(52)}${scopes}, ${stores}`;
+    return [`  ${name.padEnd(LABEL - 2)}${info.apiKey}`, `${''.padEnd(LABEL)}${scopes}, ${stores}`];
   };
   const retries = scale === 1
-    ? `6 attempts over ${duration(RETRY_WINDOW_MS)} (real speed; --time-scale 0.001 makes it ${duration(RETRY_WINDOW_MS * 0.001)})`
-    : `scaled by ${scale}: attempt 6 comes ${duration(RETRY_WINDOW_MS * scale)} after attempt 1 (${duration(RETRY_WINDOW_MS)} unscaled)`;
+    ? `6 attempts in ${duration(RETRY_WINDOW_MS)} (real speed; --time-scale 0.001: ${duration(RETRY_WINDOW_MS * 0.001)})`
+    : `6 attempts in ${duration(RETRY_WINDOW_MS * scale)} (scaled by ${scale}; ${duration(RETRY_WINDOW_MS)} unscaled)`;
   return [
-    `Integration API sandbox listening on ${sandbox.url} (state in memory; Ctrl-C to stop)`,
+    `Integration API sandbox listening on ${sandbox.url} (Ctrl-C to stop)`,
     '',
-    'Ready. In your shell or .env (the keys never change, so it keeps working):',
+    'Ready; state in memory. In your shell or .env (the keys never change):',
     `export INTEGRATION_BASE_URL=${sandbox.url} INTEGRATION_API_KEY=${sandbox.keys.full}`,
     '',
     'Keys (X-API-Key):',
-    keyLine('full'),
-    keyLine('oneStore'),
-    keyLine('readOnly'),
+    ...keyLines('full'),
+    ...keyLines('oneStore'),
+    ...keyLines('readOnly'),
     labelled('Merchant:', [seed.merchantId]),
     ...seed.stores.map((s, i) => `${(i === 0 ? 'Stores:' : '').padEnd(LABEL)}${s.id}  ${s.name}`),
     labelled('Customers:', seed.customers.map((c) => `${c.name} ${c.phone} (${c.points} pts)`)),
@@ -114,12 +115,13 @@ function banner(sandbox: Sandbox, scale: number): string {
     'Make things happen, from another terminal:',
     '  integration-sdk sandbox order create [--store <id>]',
     '  integration-sdk sandbox order status <order_id> <status>',
-    '  integration-sdk sandbox deliver --url <url> [--event order.created|webhook.test]',
-    'Log: one line per request and per delivery attempt.',
+    '  integration-sdk sandbox deliver --url <url> [--event webhook.test]',
+    'Log: one line per request and per delivery attempt; a receiver on this machine',
+    '     shows as :port/path.',
   ].join('\n');
 }
 
-/** `Label:     a, b, c`, wrapped under the label's column to fit a 99-column terminal. */
+/** `Label:     a, b, c`, wrapped under the label's column to fit an 80-column terminal. */
 function labelled(label: string, items: string[]): string {
   const lines = [''];
   items.forEach((item, i) => {

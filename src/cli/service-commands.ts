@@ -3,7 +3,9 @@
 import type { IntegrationClient } from '../index.ts';
 import { currentMissed } from '../inbox/reconcile.ts';
 import type { InboxEntry, InboxStore } from '../inbox/index.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../schemas/webhooks.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
+import { table, terminalWidth, type Column } from './table.ts';
 
 function print(json: boolean | undefined, value: unknown, text: () => string): void {
   console.log(json ? JSON.stringify(value) : text());
@@ -14,13 +16,39 @@ function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
-  if (rows.length === 0) return '(none)';
-  const cells = rows.map((row) => columns.map((c) => String(row[c] ?? '')));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]?.length ?? 0)));
-  const line = (values: readonly string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(columns), ...cells.map(line)].join('\n');
+/** A column showing a field as text, headed by its snake_case name; `null` shows as nothing. */
+function field<Row>(header: string, read: (row: Row) => unknown, layout: Omit<Column<Row>, 'header' | 'value'> = {}): Column<Row> {
+  return { header, value: (row) => String(read(row) ?? ''), ...layout };
 }
+
+const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
+  field('id', (e) => e.id),
+  field('url', (e) => e.url, { kind: 'text', min: 30 }),
+  field('events', (e) => e.events.join(','), { kind: 'text', optional: 1 }),
+  field('consecutive_failures', (e) => e.consecutive_failures, { optional: 2 }),
+  field('created_at', (e) => e.created_at, { optional: 0 }),
+];
+
+const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
+  field('id', (d) => d.id),
+  field('event', (d) => d.event, { optional: 2 }),
+  field('status', (d) => d.status),
+  field('attempt_count', (d) => d.attempt_count, { optional: 0 }),
+  field('response_status', (d) => d.response_status, { optional: 1 }),
+  field('last_error', (d) => d.last_error, { kind: 'text', min: 30 }),
+  field('created_at', (d) => d.created_at, { optional: 3 }),
+];
+
+/** `inbox dead`: what an operator needs first on a narrow terminal is which delivery, which order and why. */
+const DEAD_COLUMNS: Column<InboxEntry>[] = [
+  field('delivery_id', (e) => e.id),
+  field('event', (e) => e.event, { optional: 3 }),
+  field('order', (e) => (e.displayNumber ? `#${e.displayNumber}` : null)),
+  field('order_id', (e) => e.orderId, { optional: 0 }),
+  field('attempts', (e) => e.attempts, { optional: 1 }),
+  field('last_error', (e) => e.lastError, { kind: 'text', min: 30 }),
+  field('received_at', (e) => new Date(e.receivedAt).toISOString(), { optional: 2 }),
+];
 
 export async function ordersGet(client: IntegrationClient, orderId: string, json?: boolean): Promise<number> {
   const order = await client.orders.get(orderId);
@@ -41,7 +69,7 @@ export async function ordersFind(client: IntegrationClient, externalId: string, 
 
 export async function webhooksList(client: IntegrationClient, json?: boolean): Promise<number> {
   const endpoints = await client.webhooks.list();
-  print(json, endpoints, () => table(endpoints.map((e) => ({ ...e, events: e.events.join(',') })), ['id', 'url', 'events', 'consecutive_failures', 'created_at']));
+  print(json, endpoints, () => table(endpoints, ENDPOINT_COLUMNS, terminalWidth()));
   return 0;
 }
 
@@ -61,7 +89,7 @@ export async function webhooksTest(client: IntegrationClient, id: string, json?:
 /** Exit 1 when any listed delivery is dead. */
 export async function webhooksDeliveries(client: IntegrationClient, id: string, limit: number | undefined, json?: boolean): Promise<number> {
   const deliveries = await client.webhooks.deliveries(id, limit === undefined ? {} : { limit });
-  print(json, deliveries, () => table(deliveries, ['id', 'event', 'status', 'attempt_count', 'response_status', 'last_error', 'created_at']));
+  print(json, deliveries, () => table(deliveries, DELIVERY_COLUMNS, terminalWidth()));
   return deliveries.some((d) => d.status === 'dead') ? 1 : 0;
 }
 
@@ -71,9 +99,18 @@ export async function webhooksDelete(client: IntegrationClient, id: string, json
   return 0;
 }
 
-/** Every dead entry, oldest first, a page at a time (the store's `list` takes a limit). */
+/**
+ * Every dead entry, oldest first, a page at a time. Through the store's `page` when it has one
+ * (both shipped stores do): its rows carry the order's display number, `list`'s do not.
+ */
 async function allDead(inbox: InboxStore): Promise<InboxEntry[]> {
   const entries: InboxEntry[] = [];
+  if (inbox.page) {
+    for (let page = await inbox.page({ status: 'dead', limit: PAGE }); ; page = await inbox.page({ status: 'dead', limit: PAGE, before: entries.at(-1)! })) {
+      entries.push(...page);
+      if (page.length < PAGE) return entries.reverse(); // pages come newest first
+    }
+  }
   for (let page = await inbox.list({ status: 'dead', limit: PAGE }); ; page = await inbox.list({ status: 'dead', limit: PAGE, after: entries.at(-1)! })) {
     entries.push(...page);
     if (page.length < PAGE) return entries;
@@ -98,8 +135,8 @@ export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-d
     }
     if (action === 'dead') {
       const dead = await allDead(inbox);
-      const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
-      print(json, rows, () => table(rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [snakeCase(k), v]))), ['delivery_id', 'event', 'order_id', 'attempts', 'last_error', 'received_at']));
+      const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, displayNumber: e.displayNumber ?? null, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
+      print(json, rows, () => table(dead, DEAD_COLUMNS, terminalWidth()));
       return dead.length > 0 ? 1 : 0;
     }
     if (action === 'retry') {

@@ -208,6 +208,18 @@ export class TokenBucket implements RateLimiter {
     this.#schedule();
   }
 
+  /**
+   * Milliseconds until `requests` more requests could have gone, from what the bucket knows now:
+   * the 429 pause left, or the tokens they lack at the bucket's rate, whichever is longer. Read
+   * only (it changes nothing): for an estimate such as the CLI's progress ETA.
+   */
+  waitFor(requests: number): number {
+    const now = this.#clock.now();
+    const elapsed = this.#awaitingFirstAttempt ? 0 : Math.max(0, now - this.#refilledAt);
+    const tokens = Math.min(this.#capacity, this.#tokens + elapsed * this.#tokensPerMs);
+    return Math.max(0, this.#pausedUntil - now, (requests - tokens) / this.#tokensPerMs);
+  }
+
   #chargeWaiters(extraMs: number): void {
     if (extraMs <= 0) return;
     for (const waiter of [...this.#queue]) {

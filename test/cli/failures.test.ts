@@ -110,7 +110,7 @@ test('inbox dead lists every dead entry, past 10,000', async () => {
   expect(table.stdout.trim().split('\n')).toHaveLength(10_251); // the header and every entry
   expect(table.stdout).not.toContain('11912345678');
   // Human-readable output names fields in snake_case, as the wire and the rest of the CLI do.
-  expect(table.stdout.split('\n')[0]).toMatch(/^delivery_id\s+event\s+order_id\s+attempts\s+last_error\s+received_at$/);
+  expect(table.stdout.split('\n')[0]).toMatch(/^delivery_id\s+event\s+order\s+order_id\s+attempts\s+last_error\s+received_at$/);
   const stats = await runCli(['inbox', 'stats', '--store', path]);
   expect(stats.stdout).toMatch(/^dead\s+10250$/m);
   expect(stats.stdout).toMatch(/^oldest_pending_age_ms\s+0$/m);

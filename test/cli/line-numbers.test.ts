@@ -147,3 +147,14 @@ test.each(['LF', 'CRLF'] as const)('a CSV that cannot be read names the line its
   expect(result.stderr).toMatch(/^Line 5: the CSV cannot be read/);
   expect(result.stderr).not.toMatch(/on line \d/);
 });
+
+test.each(['LF', 'CRLF'] as const)('a bad CSV record far into the file (line 2,802, parsed in the same read as the good records before it) is named by its own line, not line 2 (%s)', async (ending) => {
+  const file = join(dir, `late-malformed-${ending}.csv`);
+  const good = (i: number) => `G-${i},good,1`;
+  // Line 2 opens a field over two lines; lines 4 to 2,801 are good; line 2,802 has a field too many.
+  const lines = ['external_id,name,price', 'Q,"two', 'lines",1', ...Array.from({ length: 2798 }, (_, i) => good(i)), 'BAD,b,1,9', ...Array.from({ length: 200 }, (_, i) => good(3000 + i))];
+  writeFileSync(file, `${lines.join(ENDINGS[ending])}${ENDINGS[ending]}`);
+  const result = await runCli(['catalog', 'push', file, '--dry-run']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/^Line 2802: the CSV cannot be read \(Invalid Record Length/);
+});

@@ -95,11 +95,11 @@ describe('integration-sdk sandbox', () => {
     const sandbox = await startCli(['--port', '0', '--time-scale=0.001']);
     const output = sandbox.output();
     expect(output).toContain(`\nexport INTEGRATION_BASE_URL=${sandbox.url} INTEGRATION_API_KEY=service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254\n`);
-    expect(output).toMatch(/^ {2}oneStore +service_sbxstore01_\w+ +every scope, Loja Centro only$/m);
-    expect(output).toMatch(/^ {2}readOnly +service_sbxread01_\w+ +orders:read loyalty:read, all stores$/m);
-    expect(output).toContain('Retries:    scaled by 0.001: attempt 6 comes 52.6 s after attempt 1 (14 h 36 min unscaled)\n');
-    // Fits a 99-column terminal, except the export line, which must stay one line to be pasted.
-    expect(output.split('\n').filter((line) => line.length > 99 && !line.startsWith('export '))).toEqual([]);
+    expect(output).toMatch(/^ {2}oneStore +service_sbxstore01_\w+\n {12}every scope, Loja Centro only$/m);
+    expect(output).toMatch(/^ {2}readOnly +service_sbxread01_\w+\n {12}orders:read loyalty:read, all stores$/m);
+    expect(output).toContain('Retries:    6 attempts in 52.6 s (scaled by 0.001; 14 h 36 min unscaled)\n');
+    // Fits an 80-column terminal, except the export line, which must stay one line to be pasted.
+    expect(output.split('\n').filter((line) => line.length > 80 && !line.startsWith('export '))).toEqual([]);
     expect(output).toContain('integration-sdk sandbox order create');
     const health = await fetch(`${sandbox.url}/integration/v1/health`, { headers: { 'x-api-key': 'service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254' } });
     expect(health.status).toBe(200);
@@ -132,7 +132,7 @@ describe('integration-sdk sandbox', () => {
     const deliver = await runCli(['sandbox', 'deliver', '--url', receiver.url], { env });
     expect(deliver.code).toBe(0);
     const secret = /^Secret: (whsec_[0-9a-f]{64})$/m.exec(deliver.stdout)?.[1] ?? '';
-    expect(deliver.stdout).toMatch(/^Registered endpoint [0-9a-f-]{36} for http:\/\/127\.0\.0\.1:\d+\/hooks\n {2}events order\.created, order\.status_changed: later orders reach it too\.$/m);
+    expect(deliver.stdout).toMatch(/^Registered endpoint [0-9a-f-]{36}\n {2}for http:\/\/127\.0\.0\.1:\d+\/hooks\n {2}events order\.created, order\.status_changed: later orders reach it too\.$/m);
     expect(deliver.stdout).toMatch(/^order\.created, new order [0-9a-f-]{36}\n {2}attempt 1\/6 answered 200: delivered\.$/m);
     const [first] = receiver.received as [typeof receiver.received[0]];
     expect(first.headers['x-service-signature-256']).toBe(expectedSignature(secret, String(first.headers['x-service-timestamp']), first.rawBody));
@@ -149,14 +149,15 @@ describe('integration-sdk sandbox', () => {
     await receiver.waitForRequests(3);
     expect(receiver.received.map((r) => r.headers['x-service-event'])).toEqual(['order.created', 'order.created', 'order.status_changed']);
 
-    for (const output of [deliver.stdout, created.stdout, changed.stdout]) expect(output.split('\n').filter((line) => line.length > 99)).toEqual([]);
-    const endpoint = escape(receiver.url);
-    await sandbox.waitFor(new RegExp(`order\\.status_changed ${endpoint} {2}200 {2}attempt 1/6 delivered$`));
+    for (const output of [deliver.stdout, created.stdout, changed.stdout]) expect(output.split('\n').filter((line) => line.length > 80)).toEqual([]);
+    const endpoint = escape(receiver.url.replace('http://127.0.0.1', '')); // a local receiver: :port/path
+    await sandbox.waitFor(new RegExp(`order\\.status_changed ${endpoint} {2}200 {2}1/6 delivered$`));
     const log = sandbox.output();
     expect(log).toMatch(/POST {3}\/_sandbox\/deliveries +200 {2}\d+ ms$/m);
     expect(log).toMatch(/POST {3}\/_sandbox\/orders +201 {2}\d+ ms$/m);
     expect(log).toMatch(/POST {3}\/_sandbox\/orders\/:id\/status +200 {2}\d+ ms$/m);
-    expect(log.match(new RegExp(`order\\.created +${endpoint} {2}200 {2}attempt 1/6 delivered$`, 'gm'))).toHaveLength(2);
+    expect(log.match(new RegExp(`order\\.created +${endpoint} {2}200 {2}1/6 delivered$`, 'gm'))).toHaveLength(2);
+    for (const line of log.split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l))) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(log).not.toContain(secret);
     expect(log).not.toContain(orderId);
   });
@@ -167,10 +168,48 @@ describe('integration-sdk sandbox', () => {
     const deliver = await runCli(['sandbox', 'deliver', '--url', down, '--event', 'webhook.test'], { env: { INTEGRATION_BASE_URL: `${sandbox.url}/integration/v1` } });
     expect(deliver.code).toBe(1);
     expect(deliver.stdout).toMatch(/^webhook\.test\n {2}attempt 1\/6 failed, refused: connection failed: .*\n {2}The sandbox tries again in \d+ ms; its log shows each attempt\.$/m);
-    await sandbox.waitFor(/attempt 6\/6, dead \(no attempt left\)$/);
-    const attempts = sandbox.output().split('\n').filter((line) => line.includes(`webhook.test${' '.repeat(9)}${down}  refused  attempt`));
-    expect(attempts.map((line) => /attempt (\d)\/6/.exec(line)?.[1])).toEqual(['1', '2', '3', '4', '5', '6']);
-    expect(attempts[0]).toMatch(/attempt 1\/6, retry in 1 ms$/);
+    await sandbox.waitFor(/ 6\/6, dead$/);
+    const attempts = sandbox.output().split('\n').filter((line) => line.includes(`webhook.test${' '.repeat(9)}:9/down  refused  `));
+    expect(attempts.map((line) => / (\d)\/6/.exec(line)?.[1])).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(attempts[0]).toMatch(/ 1\/6, retry in 1 ms$/);
+  });
+
+  test('deliver keeps one endpoint of its own: run after run to new URLs, nothing fails on the endpoint limit', async () => {
+    const sandbox = await startCli(['--port', '0']);
+    const env = { INTEGRATION_BASE_URL: sandbox.url };
+    const key = 'service_sbxfull01_5f0c9a3e7b2d4c18a6e1f9b0d3c7a254';
+    const listed = async () => {
+      const answer = await fetch(`${sandbox.url}/integration/v1/webhooks`, { headers: { 'x-api-key': key } });
+      return ((await answer.json()) as { data: Array<{ id: string; url: string }> }).data;
+    };
+    // The user's own endpoint, which deliver must leave alone.
+    const own = await fetch(`${sandbox.url}/integration/v1/webhooks`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/mine', events: ['order.created'] }) });
+    const mine = ((await own.json()) as { id: string }).id;
+    let previous: { id: string; url: string } | undefined;
+    for (let run = 1; run <= 6; run++) {
+      const url = `http://127.0.0.1:9/receiver-${run}`; // a receiver on a new port each run, as examples are started
+      const result = await runCli(['sandbox', 'deliver', '--url', url, '--event', 'webhook.test', '--json'], { env });
+      expect(result.stderr, `run ${run}`).toBe('');
+      const answer = JSON.parse(result.stdout) as { webhook: { id: string; registered: boolean; secret: string }; replaced: { id: string; url: string } | null };
+      expect(answer.webhook.registered).toBe(true);
+      expect(answer.webhook.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+      expect(answer.replaced).toEqual(previous ?? null);
+      previous = { id: answer.webhook.id, url };
+      expect((await listed()).map((e) => e.id).sort()).toEqual([mine, answer.webhook.id].sort());
+    }
+    // The same URL again: its endpoint is used as it is.
+    const again = await runCli(['sandbox', 'deliver', '--url', previous!.url, '--event', 'webhook.test'], { env });
+    expect(again.stdout).toMatch(new RegExp(`^Using endpoint ${previous!.id}\n {2}for http://127\\.0\\.0\\.1:9/receiver-6\n`));
+    const other = await runCli(['sandbox', 'deliver', '--url', 'http://127.0.0.1:9/receiver-7', '--event', 'webhook.test'], { env });
+    expect(other.stdout).toContain(`  Deleted endpoint ${previous!.id},\n  registered by an earlier deliver for http://127.0.0.1:9/receiver-6.\n`);
+    // What deliver says of its endpoint fits 80 columns (the receiver's error, the sandbox's own text, may not).
+    for (const line of [...again.stdout.split('\n'), ...other.stdout.split('\n')].filter((l) => !l.startsWith('  attempt'))) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Room for the user's own endpoints: three more make five.
+    for (let i = 0; i < 3; i++) {
+      const created = await fetch(`${sandbox.url}/integration/v1/webhooks`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:9/more-${i}`, events: ['order.created'] }) });
+      expect(created.status).toBe(201);
+    }
+    expect(await listed()).toHaveLength(5);
   });
 
   test('the controls: no sandbox running, an unknown order, a bad status; each one sentence', async () => {
@@ -213,10 +252,22 @@ describe('the sandbox log line', () => {
     expect(formatLogEntry({ type: 'request', method: 'GET', route: '/integration/v1/health', status: null, ms: 1 }, at)).toContain(' dropped  1 ms');
     const attempt = { type: 'delivery', event: 'order.created', deliveryId: 'd', webhookId: 'w', endpoint: 'http://127.0.0.1:3000/hooks', attempt: 2, maxAttempts: 6 } as const;
     expect(formatLogEntry({ ...attempt, status: 500, outcome: 'retrying', error: 'receiver answered 500', retryInMs: 300_000 }, at))
-      .toBe('09:41:07  order.created        http://127.0.0.1:3000/hooks  500  attempt 2/6, retry in 5 min');
+      .toBe('09:41:07  order.created        :3000/hooks  500  2/6, retry in 5 min');
     expect(formatLogEntry({ ...attempt, status: null, outcome: 'dead', error: 'timeout: no complete answer within 10 s', retryInMs: null }, at))
-      .toMatch(/ timeout {2}attempt 2\/6, dead \(no attempt left\)$/);
-    expect(formatLogEntry({ ...attempt, status: 200, outcome: 'delivered', error: null, retryInMs: null }, at)).toMatch(/ 200 {2}attempt 2\/6 delivered$/);
+      .toMatch(/ :3000\/hooks {2}timeout {2}2\/6, dead$/);
+    expect(formatLogEntry({ ...attempt, status: 200, outcome: 'delivered', error: null, retryInMs: null }, at)).toMatch(/ 200 {2}2\/6 delivered$/);
+  });
+
+  test('fits 80 columns: the longest event and answer with a local receiver whole; a long route or remote receiver cut in its middle', () => {
+    const attempt = { type: 'delivery', event: 'order.status_changed', deliveryId: 'd', webhookId: 'w', attempt: 5, maxAttempts: 6, status: null, outcome: 'retrying', error: 'connection failed: reset', retryInMs: 43_200 } as const;
+    const local = formatLogEntry({ ...attempt, endpoint: 'http://127.0.0.1:3000/webhooks' }, at);
+    expect(local).toBe('09:41:07  order.status_changed :3000/webhooks  conn error  5/6, retry in 43.2 s');
+    const remote = formatLogEntry({ ...attempt, endpoint: 'https://erp.example.com.br/integracao/webhooks/pedidos' }, at);
+    expect(remote).toBe('09:41:07  order.status_changed https:/…pedidos  conn error  5/6, retry in 43.2 s');
+    const route = formatLogEntry({ type: 'request', method: 'DELETE', route: `/integration/v1/${'{…}/'.repeat(20)}x`, status: 404, ms: 12_345 }, at);
+    for (const line of [local, remote, route]) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(remote).toHaveLength(80);
+    expect(route).toMatch(/^09:41:07 {2}DELETE \/integration\/v1\/\{…\}.*….*\/x 404 {2}12345 ms$/);
   });
 
   test('durations read as a person would say them', () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Address, Order, OrderItem, OrderStatus, OrderStatusChange, SourceChannel } from '../../schemas/order.ts';
 import type { Clock } from '../../clock.ts';
 import { isoAt } from '../clock.ts';
-import { orderView } from '../routes/orders.ts';
+import { orderView } from './order-view.ts';
 import { keyCoversStore, type SandboxState, type WebhookEndpointRecord } from '../state.ts';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.ts';
 

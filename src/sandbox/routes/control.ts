@@ -2,10 +2,10 @@ import { ORDER_STATUSES, type OrderStatus } from '../../schemas/order.ts';
 import { SandboxError, validationError } from '../http/sandbox-error.ts';
 import type { Route, RouteContext } from '../http/route.ts';
 import type { Announced } from '../platform/orders.ts';
-import { canonicalStoreId, type WebhookEndpointRecord } from '../state.ts';
+import { canonicalStoreId, type SandboxState, type WebhookEndpointRecord } from '../state.ts';
 import { Checker, isRecord, typeOf } from '../validate.ts';
 import { viewOf } from '../webhooks/delivery-engine.ts';
-import { registerEndpoint, SUBSCRIBABLE_EVENTS } from './webhooks.ts';
+import { registerEndpoint, removeEndpoint, SUBSCRIBABLE_EVENTS } from './webhooks.ts';
 import { addKey, addMerchant, keySpecIssues, merchantSpecIssues, revokeKey, type SandboxKeySpec, type SandboxMerchantKey, type SandboxMerchantSpec } from '../merchants.ts';
 
 /** Events `POST /_sandbox/deliveries` can send. */
@@ -95,9 +95,17 @@ function changeStatus(ctx: RouteContext) {
 }
 
 /**
+ * Per sandbox (its state), the endpoint `deliver` registered last. `deliver` keeps one endpoint of
+ * its own: run after run against receivers on new ports, it would otherwise fill the key's five.
+ */
+const deliverEndpoints = new WeakMap<SandboxState, string>();
+
+/**
  * One delivery to one URL, whatever the other endpoints: the URL's endpoint is used (its secret
  * signs), or registered under the full key when there is none, so that the receiver can verify
- * with the secret answered here and later orders reach it too. Answers once attempt 1 is over.
+ * with the secret answered here and later orders reach it too. An endpoint an earlier `deliver`
+ * registered for another URL is deleted first (`replaced`): `deliver` never holds more than one of
+ * the key's five. Answers once attempt 1 is over.
  */
 async function deliver(ctx: RouteContext) {
   const body = objectBody(ctx.body, true);
@@ -112,7 +120,14 @@ async function deliver(ctx: RouteContext) {
   if (!check.ok || !url) throw validationError(check.issues);
   let endpoint = [...ctx.state.webhooks.values()].find((e) => e.url === url.href);
   const registered = endpoint === undefined;
-  endpoint ??= await registerEndpoint(ctx, url, [...SUBSCRIBABLE_EVENTS]);
+  let replaced: WebhookEndpointRecord | undefined;
+  if (endpoint === undefined) {
+    replaced = ctx.state.webhooks.get(deliverEndpoints.get(ctx.state) ?? '');
+    await ctx.services.receivers.assertAllowed(url); // a refused URL leaves the earlier endpoint in place
+    if (replaced) removeEndpoint(ctx, replaced);
+    endpoint = await registerEndpoint(ctx, url, [...SUBSCRIBABLE_EVENTS]);
+    deliverEndpoints.set(ctx.state, endpoint.id);
+  }
   const { deliveries, platform } = ctx.services;
   let orderId: string | null = null;
   let deliveryId: string;
@@ -124,7 +139,7 @@ async function deliver(ctx: RouteContext) {
     [deliveryId = ''] = announced.deliveryIds;
   }
   const delivery = await deliveries.waitFor(deliveryId, (d) => d.attempt_count >= 1 && d.status !== 'pending');
-  return { status: 200, body: { delivery, order_id: orderId, webhook: endpointView(endpoint, registered) } };
+  return { status: 200, body: { delivery, order_id: orderId, webhook: endpointView(endpoint, registered), replaced: replaced ? { id: replaced.id, url: replaced.url } : null } };
 }
 
 function objectBody(body: unknown, required: boolean): Record<string, unknown> {

@@ -1,7 +1,7 @@
-import type { Order } from '../../schemas/order.ts';
 import type { Route, RouteContext } from '../http/route.ts';
 import { SandboxError, validationError } from '../http/sandbox-error.ts';
-import { keyCoversStore, type OrderRecord } from '../state.ts';
+import { orderView } from '../platform/order-view.ts';
+import { keyCoversStore } from '../state.ts';
 
 /**
  * Spec 4.4, read only. An order outside the key's stores answers exactly like a missing one, so
@@ -29,11 +29,6 @@ function findByExternalId({ state, key, query }: RouteContext) {
     }
   }
   throw notFound();
-}
-
-/** Wire assumption: the order of spec 2.7 plus `updated_at`. */
-export function orderView(record: OrderRecord): Order {
-  return { ...structuredClone(record.order), updated_at: record.updated_at };
 }
 
 function notFound(): SandboxError {

@@ -82,10 +82,14 @@ function list({ state, key }: RouteContext) {
 }
 
 function remove(ctx: RouteContext) {
-  const endpoint = ownEndpoint(ctx);
-  ctx.state.webhooks.delete(endpoint.id);
-  ctx.services.deliveries.forgetEndpoint(endpoint.id);
+  removeEndpoint(ctx, ownEndpoint(ctx));
   return { status: 204 };
+}
+
+/** Deletes an endpoint: its deliveries' retries stop. */
+export function removeEndpoint({ state, services }: Pick<RouteContext, 'state' | 'services'>, endpoint: WebhookEndpointRecord): void {
+  state.webhooks.delete(endpoint.id);
+  services.deliveries.forgetEndpoint(endpoint.id);
 }
 
 function deliveries(ctx: RouteContext) {
