@@ -8,6 +8,11 @@ import { cleanEnv, cliArgs } from '../cli/helpers.ts';
 /** `node --import` this, and `integration-sdk` resolves to src/ (no build needed). */
 export const registerSrc = fileURLToPath(new URL('./register-src.mjs', import.meta.url));
 
+/** Node arguments that run a TypeScript file that imports `integration-sdk`, against src/. */
+export function sourceArgs(file: string, args: readonly string[] = []): string[] {
+  return ['--import', registerSrc, file, ...args];
+}
+
 export interface RunningProcess {
   child: ChildProcess;
   /** stdout and stderr so far. */
