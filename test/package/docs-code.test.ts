@@ -104,6 +104,7 @@ describe("the README's samples", () => {
 
   describe('run against the sandbox', () => {
     let sandbox: RunningProcess;
+    let exportLine: string;
     let redis: RedisServer | undefined;
     let env: Record<string, string>;
     let cwd: string;
@@ -112,6 +113,7 @@ describe("the README's samples", () => {
     beforeAll(async () => {
       const started = await startSandboxCommand();
       sandbox = started.process;
+      exportLine = started.exportLine;
       if (!skipRedis) redis = await RedisServer.start();
       const baseUrl = started.env.INTEGRATION_BASE_URL!;
       const apiKey = started.env.INTEGRATION_API_KEY!;
@@ -149,6 +151,10 @@ describe("the README's samples", () => {
       });
       return stdout;
     }
+
+    it("quotes the sandbox's export line as the sandbox prints it (on its default port)", () => {
+      expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(`\n${exportLine.replace(/127\.0\.0\.1:\d+/, '127.0.0.1:4010')}\n`);
+    });
 
     // The webhook receivers are run with genuine and forged deliveries in readme-webhooks.test.ts.
     const runnable = readme.filter((sample) => sample.section !== 'Receiving webhooks' && !(skipRedis && sample.code.includes("from 'redis'")));
