@@ -1,24 +1,9 @@
 import { rmSync } from 'node:fs';
 import { defineConfig, type Options } from 'tsup';
+import { buildEntries } from './scripts/entries.mjs';
 
-/** The library's entries, each a subpath export (`integration-sdk/<name>`), built as ESM and CommonJS. */
-const entries = {
-  index: 'src/index.ts',
-  webhooks: 'src/webhooks/index.ts',
-  sandbox: 'src/sandbox/index.ts',
-  inbox: 'src/inbox/index.ts',
-  'inbox-sqlite': 'src/inbox/sqlite/index.ts',
-  'inbox-postgres': 'src/inbox/postgres/index.ts',
-  redis: 'src/redis/index.ts',
-  otel: 'src/otel/index.ts',
-  sync: 'src/sync/index.ts',
-  'sync-sqlite': 'src/sync/sqlite/index.ts',
-  'sync-postgres': 'src/sync/postgres/index.ts',
-  dashboard: 'src/dashboard/index.ts',
-  tenants: 'src/tenants/index.ts',
-  'tenants-sqlite': 'src/tenants/sqlite/index.ts',
-  'tenants-postgres': 'src/tenants/postgres/index.ts',
-};
+/** The library's entries, each a subpath export (`integration-sdk/<name>`), built as ESM and CommonJS: package.json's exports. */
+const entries = buildEntries();
 
 const shared: Options = {
   target: 'node22',

@@ -1,27 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { packageEntries } from './scripts/entries.mjs';
 
-const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+const root = new URL('./', import.meta.url);
+const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
 export default defineConfig({
   resolve: {
-    alias: [
-      { find: /^integration-sdk\/webhooks$/, replacement: src('webhooks/index.ts') },
-      { find: /^integration-sdk\/inbox\/sqlite$/, replacement: src('inbox/sqlite/index.ts') },
-      { find: /^integration-sdk\/inbox\/postgres$/, replacement: src('inbox/postgres/index.ts') },
-      { find: /^integration-sdk\/inbox$/, replacement: src('inbox/index.ts') },
-      { find: /^integration-sdk\/sync\/sqlite$/, replacement: src('sync/sqlite/index.ts') },
-      { find: /^integration-sdk\/sync\/postgres$/, replacement: src('sync/postgres/index.ts') },
-      { find: /^integration-sdk\/sync$/, replacement: src('sync/index.ts') },
-      { find: /^integration-sdk\/tenants\/sqlite$/, replacement: src('tenants/sqlite/index.ts') },
-      { find: /^integration-sdk\/tenants\/postgres$/, replacement: src('tenants/postgres/index.ts') },
-      { find: /^integration-sdk\/tenants$/, replacement: src('tenants/index.ts') },
-      { find: /^integration-sdk\/dashboard$/, replacement: src('dashboard/index.ts') },
-      { find: /^integration-sdk\/redis$/, replacement: src('redis/index.ts') },
-      { find: /^integration-sdk\/otel$/, replacement: src('otel/index.ts') },
-      { find: /^integration-sdk\/sandbox$/, replacement: src('sandbox/index.ts') },
-      { find: /^integration-sdk$/, replacement: src('index.ts') },
-    ],
+    // Every entry of package.json's exports, to its source: tests import the package as users do.
+    alias: packageEntries().map((entry) => ({ find: exactly(entry.specifier), replacement: fileURLToPath(new URL(entry.source, root)) })),
   },
   test: {
     include: ['test/**/*.test.ts'],

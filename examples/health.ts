@@ -1,6 +1,6 @@
 // Checks the key and the environment: the first call of every integration (spec part 1).
 //
-//   INTEGRATION_API_KEY=service_... INTEGRATION_BASE_URL=https://platform.example.com node examples/health.ts
+//   INTEGRATION_API_KEY=service_... INTEGRATION_BASE_URL=https://... node examples/health.ts   (the sandbox prints both: npx integration-sdk sandbox)
 import { AuthenticationError, FeatureDisabledError, IntegrationClient } from 'integration-sdk';
 
 const client = new IntegrationClient({

@@ -63,20 +63,41 @@ assert.throws(() => new IntegrationClient({ apiKey: 'nope', baseUrl: 'https://x.
 });
 JS
 
+# Every entry of the installed package's own exports, as `integration-sdk/<subpath>`.
+specifiers=$(node -e '
+  const { name, exports } = require("./node_modules/integration-sdk/package.json");
+  for (const subpath of Object.keys(exports)) if (subpath !== "./package.json") console.log(subpath === "." ? name : `${name}/${subpath.slice(2)}`);
+')
+imports() { # $1 = "type" for type-only imports
+  local i=0
+  for specifier in $specifiers; do
+    echo "import ${1:+type }* as entry$i from '$specifier';"
+    echo "export type Entry$i = typeof entry$i;"
+    i=$((i + 1))
+  done
+}
+
+# A strict ESM TypeScript project, as `tsc --init` and "type": "module" make it: every entry must
+# come with its declarations (no TS7016 "could not find a declaration file"), whatever build of
+# dist/ ran before packing.
+npm pkg set type=module >/dev/null
+{
+  imports type
+  cat <<'TS'
+import { IntegrationClient } from 'integration-sdk';
+import { verifyWebhook, type WebhookEvent } from 'integration-sdk/webhooks';
+export async function check(client: IntegrationClient, body: string, headers: Headers, secret: string): Promise<[string, WebhookEvent]> {
+  return [(await client.health()).status, verifyWebhook(body, headers, secret)];
+}
+TS
+} > strict.ts
+"$tsc" --noEmit --strict --skipLibCheck --module nodenext --moduleResolution nodenext --target es2022 --lib es2023,dom --types node --typeRoots "$typeRoots" strict.ts
+echo "types resolve in a strict nodenext project: $(echo $specifiers | wc -w) entries"
+npm pkg delete type >/dev/null
+
 # TypeScript users on the old `moduleResolution: node` (node10) ignore `exports`: the subpath
 # entries must still resolve, through `typesVersions`.
-cat > node10.ts <<'TS'
-import { IntegrationClient, type Scope } from 'integration-sdk';
-import { verifyWebhook } from 'integration-sdk/webhooks';
-import { createSandbox } from 'integration-sdk/sandbox';
-import * as inbox from 'integration-sdk/inbox';
-import * as sqlite from 'integration-sdk/inbox/sqlite';
-import * as postgres from 'integration-sdk/inbox/postgres';
-import * as redis from 'integration-sdk/redis';
-import * as otel from 'integration-sdk/otel';
-const scope: Scope = 'orders:read';
-console.log(IntegrationClient, verifyWebhook, createSandbox, inbox, sqlite, postgres, redis, otel, scope);
-TS
+imports type > node10.ts
 "$tsc" --ignoreDeprecations 6.0 --noEmit --strict --skipLibCheck --module commonjs --moduleResolution node --target es2022 --lib es2023,dom --types node --typeRoots "$typeRoots" node10.ts
 echo "types resolve under moduleResolution node"
 

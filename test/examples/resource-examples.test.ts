@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IntegrationClient } from 'integration-sdk';
 import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
+import { freePort } from '../../bench/lib/free-port.ts';
+import { sourceArgs, startProcess } from '../support/processes.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -22,6 +25,8 @@ afterAll(async () => {
   await sandbox.close();
   rmSync(workDir, { recursive: true, force: true });
 });
+
+const client = () => new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url, rateLimit: false });
 
 async function example(name: string, args: string[] = [], env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await run(process.execPath, ['--import', join(root, 'test/support/register-src.mjs'), join(root, 'examples', name), ...args], {
@@ -64,10 +69,49 @@ describe('resource examples run against the sandbox', () => {
     expect(out).toContain(`MKT-EXAMPLE-1 is order ${order.order_id}`);
   });
 
-  it('webhook-endpoints.ts registers, stores the secret and reads the log', async () => {
-    const out = await example('webhook-endpoints.ts', ['https://erp.example.com/hooks']);
-    expect(out).toMatch(/registered [0-9a-f-]{36}/);
-    expect(readFileSync(join(workDir, '.webhook-secret'), 'utf8')).toMatch(/^whsec_/);
+  it('webhook-endpoints.ts registers, stores the secret, reads the log and deletes the endpoint it made, run after run', async () => {
+    const url = 'https://erp.example.com/hooks';
+    for (let run = 1; run <= 6; run += 1) {
+      const out = await example('webhook-endpoints.ts', [url]);
+      expect(out).toMatch(/registered [0-9a-f-]{36}/);
+      expect(out).toMatch(/deleted [0-9a-f-]{36}/);
+      expect(readFileSync(join(workDir, '.webhook-secret'), 'utf8')).toMatch(/^whsec_/);
+    }
+    expect((await client().webhooks.list()).filter((endpoint) => endpoint.url === url)).toEqual([]);
+  }, 60_000);
+
+  it('webhook-endpoints.ts --keep, five runs: one endpoint, whose stored secret every receiver example verifies deliveries with', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    for (let run = 1; run <= 5; run += 1) {
+      expect(await example('webhook-endpoints.ts', [url, '--keep'])).toMatch(run === 1 ? /registered/ : /using [0-9a-f-]{36}, registered for/);
+    }
+    const [endpoint, ...more] = (await client().webhooks.list()).filter((registered) => registered.url === url);
+    expect(more).toEqual([]);
+    const secret = readFileSync(join(workDir, '.webhook-secret'), 'utf8');
+    for (const receiver of ['express', 'fastify', 'hono', 'nextjs-route', 'node-http']) {
+      // As its header says: WEBHOOK_SECRET=$(cat .webhook-secret) PORT=... node examples/webhooks/<receiver>.ts
+      const server = startProcess(process.execPath, sourceArgs(join(root, 'examples', 'webhooks', `${receiver}.ts`)), {
+        env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port), NODE_NO_WARNINGS: '1' },
+      });
+      try {
+        await server.waitFor(/listening on/);
+        const { delivery_id } = await client().webhooks.test(endpoint!.id);
+        await server.waitFor(new RegExp(`received webhook\\.test ${delivery_id}`));
+      } finally {
+        await server.stop();
+      }
+    }
+  }, 90_000);
+
+  it('orders.ts without an argument says what it needs, exit 2', async () => {
+    const failed = await example('orders.ts').then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toMatch(/^usage: node examples\/orders\.ts <order_id>/);
+    expect(failed?.stderr).toContain('sandbox order create');
   });
 
   it('loyalty.ts reads a balance, credits idempotently and redeems a coupon', async () => {

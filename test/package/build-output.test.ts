@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { packageEntries } from '../../scripts/entries.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const outDir = join(root, '.tmp', 'dist-test');
@@ -38,7 +39,7 @@ beforeAll(() => {
 
 /** Marks of the client pipeline: the webhooks entry must not reach them. */
 const CLIENT_MARKS = ["'X-API-Key'", '"X-API-Key"', 'throwHttpErrors'];
-const ENTRIES = ['index', 'webhooks', 'sandbox', 'inbox', 'inbox-sqlite', 'inbox-postgres', 'redis', 'otel', 'sync', 'sync-sqlite', 'sync-postgres', 'dashboard', 'tenants', 'tenants-sqlite', 'tenants-postgres'];
+const ENTRIES = packageEntries().map((entry) => entry.name);
 
 describe('built webhooks entry', () => {
   for (const file of ['webhooks.js', 'webhooks.cjs']) {
