@@ -231,7 +231,9 @@ async function changeEntry(state: InboxOrderState, order: Order, clock: Clock): 
   const deliveryId = await derivedDeliveryId(order.order_id, 'order.status_changed', previous, order.status);
   const ts = Math.max(Math.floor(clock.now() / 1000), state.statusTs);
   const { order_id, display_number, external_order_id, store_id, status } = order;
-  return synthetic(deliveryId, 'order.status_changed', order_id, ts, { order_id, display_number, external_order_id, previous_status: previous, status, store_id }, status, clock);
+  const entry = synthetic(deliveryId, 'order.status_changed', order_id, ts, { order_id, display_number, external_order_id, previous_status: previous, status, store_id }, status, clock);
+  // The store decides in its insert transaction, against what the order has had since this state.
+  return state.version === undefined ? entry : { ...entry, orderVersion: state.version };
 }
 
 function synthetic(deliveryId: string, event: string, orderId: string, ts: number, data: unknown, status: string, clock: Clock): NewInboxEntry {

@@ -34,6 +34,11 @@ export interface NewInboxEntry {
   /** `'reconcile'` for an entry `inbox.reconcile` made up from an order read back; absent for a real delivery. */
   source?: 'reconcile';
   /**
+   * For a reconcile `order.status_changed`: the order's {@link InboxOrderState.version} in the state
+   * it was made from. The entry is stored covered when the order left its status since.
+   */
+  orderVersion?: number;
+  /**
    * The order status an order event carries (`data.status`); when left out the store reads it from
    * the payload ({@link orderStatusOf}).
    */
@@ -143,11 +148,14 @@ export interface InboxStore {
    * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there.
    * With `timeoutMs`, a store that waits for a lock gives up (throws) once that time has passed:
    * the receiver passes what is left of `storeTimeoutMs`, so that no write keeps retrying after
-   * its 503 went out. For an order event it also keeps the order's {@link InboxOrderState}; a real
-   * delivery that a reconcile entry covers (same order and event, same new status for
-   * `order.status_changed`) is stored `done`, its handler never run (returning `duplicate`, or
-   * `stored` where the store learns it only after writing), and changes nothing in the order's
-   * state. Keeping order state and covering are optional, like the reconciliation methods below.
+   * its 503 went out. For an order event it also keeps the order's {@link InboxOrderState} and what
+   * the order has had, and decides in the same transaction whether the event repeats a change the
+   * other way already brought: a reconcile entry for a status the order is already in (or has
+   * left since the state it was made from), a real delivery of a status a reconcile entry brought
+   * and no real delivery has since (unless the order went on and came back). Such an entry is
+   * stored `done`, its handler never run, returning `duplicate` (or `stored` where the store learns
+   * it only after writing a real delivery). The rules are src/inbox/order-history.ts's
+   * `applyOrderEvent`. Keeping order state and covering are optional, like the reconciliation methods below.
    */
   insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
@@ -286,6 +294,11 @@ export interface InboxOrderState {
   checkedAt: number | null;
   /** Whether the inbox holds an `order.created` of it (real or reconciled). */
   hasCreated: boolean;
+  /**
+   * How many order events of it the store holds; a reconcile entry made from this state carries it
+   * as `orderVersion`. Absent from a store that keeps no history.
+   */
+  version?: number;
 }
 
 /** What `staleOrders` asks for. */
@@ -343,14 +356,6 @@ export function orderStatusOf(entry: NewInboxEntry): string | null {
   }
 }
 
-/**
- * The status key under which a reconcile entry covers later real deliveries: the new status of an
- * `order.status_changed`, `''` for an `order.created` (one per order).
- */
-export function coverKeyOf(entry: NewInboxEntry, status: string | null): string {
-  return entry.event === 'order.created' ? '' : (status ?? '');
-}
-
 /** A row of the per-order table, as either driver returns it. */
 export interface InboxOrderRow {
   order_id: string;
@@ -359,6 +364,7 @@ export interface InboxOrderRow {
   last_event_at: number | string;
   checked_at: number | string | null;
   has_created: number | boolean;
+  version?: number | string;
 }
 
 export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
@@ -369,6 +375,7 @@ export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
     lastEventAt: Number(row.last_event_at),
     checkedAt: row.checked_at === null ? null : Number(row.checked_at),
     hasCreated: Boolean(row.has_created),
+    ...(row.version !== undefined && { version: Number(row.version) }),
   };
 }
 
