@@ -427,15 +427,44 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect(await store.get(another.deliveryId)).toMatchObject({ status: 'pending' });
     });
 
+    const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
+
     it('keeps the last reconcile', async () => {
       if (!store.saveReconcile || !store.lastReconcile) return;
       const held = entry();
       await store.insert(held);
       expect(await store.lastReconcile()).toBeUndefined();
-      const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
       await store.saveReconcile({ ranAt: T0, missed: [missed] });
-      await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
-      expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
+      await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }], endpointIds: ['w-1'] });
+      expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }], endpointIds: ['w-1'] });
+    });
+
+    it('keeps each missed delivery from the reconcile that found it until it ends, with how, when and by whom', async () => {
+      if (!store.recordMissed || !store.listMissed || !store.endMissed) return;
+      const retrying = { ...missed, deliveryId: 'd-2', status: 'retrying', attemptCount: 2, createdAt: '2026-11-21T11:00:00.000Z', givesUpAt: '2026-11-22T02:00:00.000Z' };
+      const created = { ...missed, deliveryId: 'd-3', event: 'order.created', createdAt: '2026-11-21T13:00:00.000Z' };
+      expect([...(await store.recordMissed([missed, retrying], T0))].sort()).toEqual(['d-1', 'd-2']);
+      // Seen again: not new; the service's latest word on it is kept.
+      expect(await store.recordMissed([{ ...retrying, attemptCount: 3 }, created], T0 + 10)).toEqual(['d-3']);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([
+        { ...retrying, attemptCount: 3, firstSeenAt: T0, ended: null },
+        { ...missed, firstSeenAt: T0, ended: null },
+        { ...created, firstSeenAt: T0 + 10, ended: null },
+      ]);
+      expect(await store.endMissed({ deliveryIds: ['d-1', 'nothing-like-it'], how: 'recovered', at: T0 + 20, by: null })).toEqual(['d-1']);
+      expect(await store.endMissed({ deliveryIds: ['d-1'], how: 'acknowledged', at: T0 + 30, by: 'ops' })).toEqual([]);
+      expect([...(await store.endMissed({ deliveryIds: 'all', how: 'acknowledged', at: T0 + 40, by: 'ops' }))].sort()).toEqual(['d-2', 'd-3']);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([]);
+      const ended = await store.listMissed({ open: false, limit: 10 });
+      expect(ended.map((each) => [each.deliveryId, each.ended])).toEqual([
+        ['d-2', { how: 'acknowledged', at: T0 + 40, by: 'ops' }],
+        ['d-3', { how: 'acknowledged', at: T0 + 40, by: 'ops' }],
+        ['d-1', { how: 'recovered', at: T0 + 20, by: null }],
+      ]);
+      expect(await store.listMissed({ open: false, limit: 1 })).toHaveLength(1);
+      // An ended miss the delivery log still lists stays ended.
+      expect(await store.recordMissed([missed], T0 + 50)).toEqual([]);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([]);
     });
 
     dashboardQueriesConformance(() => store, test);

@@ -32,11 +32,14 @@ export type {
   InboxStats,
   InboxStore,
   InsertOptions,
+  EndMissedRequest,
   MissedDelivery,
+  MissedEnding,
+  MissedRecord,
   NewInboxEntry,
   PurgeRequest,
   ReconcileRecord,
   StaleOrdersRequest,
 } from './store.ts';
-export { type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
+export { type OtherEndpoint, type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';

@@ -199,6 +199,18 @@ export interface InboxStore {
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile, if one ran. */
   lastReconcile?(): Promise<ReconcileRecord | undefined>;
+  /**
+   * Keeps the missed deliveries a reconcile found: one it did not know is kept open from `now`; one
+   * it knows gets the service's latest status, attempts, error and give-up time, and stays ended if
+   * it was (an acknowledged miss the delivery log still lists does not come back). Returns the ids
+   * it did not know. Optional, with {@link listMissed} and {@link endMissed}: without them a
+   * reconcile's misses last until the next reconcile.
+   */
+  recordMissed?(missed: readonly MissedDelivery[], now: number): Promise<string[]>;
+  /** Open misses oldest first (by `createdAt`), or ended ones most recently ended first. */
+  listMissed?(request: { open: boolean; limit: number }): Promise<MissedRecord[]>;
+  /** Ends open misses (those named, or all); returns the ids it ended. */
+  endMissed?(request: EndMissedRequest): Promise<string[]>;
 
   // What the dashboard (integration-sdk/dashboard) reads and records. Optional so that a store
   // written for the inbox alone keeps working; both shipped stores have them, and the conformance
@@ -331,10 +343,65 @@ export interface MissedDelivery {
   givesUpAt: string | null;
 }
 
+/** How a missed delivery stopped being missed. */
+export type MissedEnding = 'arrived' | 'acknowledged' | 'recovered';
+
+/** A missed delivery as the store keeps it, from the reconcile that first found it until it ends. */
+export interface MissedRecord extends MissedDelivery {
+  /** When a reconcile first found it, epoch ms. */
+  firstSeenAt: number;
+  /** `null` while open; else how, when and (for an acknowledgement) by whom it ended. */
+  ended: { how: MissedEnding; at: number; by: string | null } | null;
+}
+
+/** What {@link InboxStore.endMissed} ends. */
+export interface EndMissedRequest {
+  /** Delivery ids, or every open miss. */
+  deliveryIds: readonly string[] | 'all';
+  how: MissedEnding;
+  at: number;
+  /** Who acknowledged it; `null` for one that arrived or was recovered. */
+  by: string | null;
+}
+
 /** The outcome of a reconcile, as the store keeps it for `stats()` and `doctor --store`. */
 export interface ReconcileRecord {
   ranAt: number;
+  /** The misses open after it (a store without {@link InboxStore.listMissed} keeps them only here). */
   missed: MissedDelivery[];
+  /** The endpoints whose deliveries it counted; absent: every endpoint (a record an earlier version kept). */
+  endpointIds?: string[];
+}
+
+/** A row of the shipped stores' missed table, as either driver returns it. */
+export interface MissedRow {
+  delivery_id: string;
+  event: string;
+  status: string;
+  endpoint_id: string;
+  last_error: string | null;
+  created_at: string;
+  attempt_count: number | string;
+  gives_up_at: string | null;
+  first_seen_at: number | string;
+  ended: string | null;
+  ended_at: number | string | null;
+  ended_by: string | null;
+}
+
+export function missedFromRow(row: MissedRow): MissedRecord {
+  return {
+    deliveryId: row.delivery_id,
+    event: row.event,
+    status: row.status,
+    endpointId: row.endpoint_id,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    attemptCount: Number(row.attempt_count),
+    givesUpAt: row.gives_up_at,
+    firstSeenAt: Number(row.first_seen_at),
+    ended: row.ended === null ? null : { how: row.ended as MissedEnding, at: Number(row.ended_at), by: row.ended_by },
+  };
 }
 
 /** The order events whose per-order state the inbox keeps. */

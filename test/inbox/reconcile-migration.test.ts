@@ -73,7 +73,7 @@ describe('per-order state backfilled from the entries of an existing database', 
       () => sqliteStore({ path }),
       async (purgedId) => {
         const database = new DatabaseSync(path);
-        database.exec('DROP TABLE inbox_orders; DROP TABLE inbox_order_statuses; DROP TABLE inbox_reconcile_runs');
+        database.exec('DROP TABLE inbox_orders; DROP TABLE inbox_order_statuses; DROP TABLE inbox_reconcile_runs; DROP TABLE inbox_missed');
         database.prepare('UPDATE inbox_entries SET payload = NULL WHERE delivery_id = ?').run(purgedId);
         database.close();
       },
@@ -88,7 +88,7 @@ describe('per-order state backfilled from the entries of an existing database', 
       async (purgedId) => {
         const client = new pg.Client({ connectionString: postgres.current.url });
         await client.connect();
-        await client.query(`DROP TABLE "${schema}".inbox_orders, "${schema}".inbox_order_statuses, "${schema}".inbox_reconcile_runs`);
+        await client.query(`DROP TABLE "${schema}".inbox_orders, "${schema}".inbox_order_statuses, "${schema}".inbox_reconcile_runs, "${schema}".inbox_missed`);
         await client.query(`UPDATE "${schema}".inbox_entries SET payload = NULL WHERE delivery_id = $1`, [purgedId]);
         await client.end();
       },
@@ -103,6 +103,8 @@ const change = (orderId: string, previous: string, status: string, ts: number, s
   ...(source && { source }),
 });
 
+const MISSED = { deliveryId: 'd-lost', event: 'order.created', status: 'dead', endpointId: 'w-1', lastError: 'connection refused', createdAt: '2027-01-15T08:00:00.000Z', attemptCount: 6, givesUpAt: null };
+
 /**
  * Entries as the previous version left them, then that version's tables: o-p1's reconciled change
  * still waits for its real delivery (in the service's retries); o-p2's arrived and was covered.
@@ -115,6 +117,8 @@ async function fromPreviousVersion(open: () => InboxStore, toPreviousShape: () =
     await before.insert(change(orderId, 'confirmed', 'dispatched', 200, 'reconcile'));
   }
   await before.insert(change('o-p2', 'preparing', 'dispatched', 300));
+  // Its last reconcile listed a delivery that never arrived.
+  await before.saveReconcile!({ ranAt: T0 + 500, missed: [MISSED] });
   await before.close();
   await toPreviousShape();
   const after = open();
@@ -129,6 +133,9 @@ async function fromPreviousVersion(open: () => InboxStore, toPreviousShape: () =
     await after.insert(another);
     expect(await after.get(late.deliveryId)).toMatchObject({ status: 'done', attempts: 0 });
     expect(await after.get(another.deliveryId)).toMatchObject({ status: 'pending' });
+    // That miss is kept open, found when that reconcile ran; the record counted every endpoint.
+    expect(await after.listMissed!({ open: true, limit: 10 })).toEqual([{ ...MISSED, firstSeenAt: T0 + 500, ended: null }]);
+    expect(await after.lastReconcile!()).toEqual({ ranAt: T0 + 500, missed: [MISSED] });
   } finally {
     await after.close();
   }
@@ -142,6 +149,7 @@ describe("what each order has had, from the entries of the previous version's da
       async () => {
         const database = new DatabaseSync(path);
         database.exec(`DROP TABLE inbox_order_statuses; ALTER TABLE inbox_orders DROP COLUMN version; ALTER TABLE inbox_orders DROP COLUMN created_cover;
+          DROP TABLE inbox_missed; ALTER TABLE inbox_reconcile_runs DROP COLUMN endpoint_ids;
           CREATE TABLE inbox_reconciled (order_id TEXT NOT NULL, event TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT NOT NULL, PRIMARY KEY (order_id, event, status))`);
         database.close();
       },
@@ -157,6 +165,8 @@ describe("what each order has had, from the entries of the previous version's da
         await client.connect();
         await client.query(`DROP TABLE "${schema}".inbox_order_statuses`);
         await client.query(`ALTER TABLE "${schema}".inbox_orders DROP COLUMN version, DROP COLUMN created_cover`);
+        await client.query(`DROP TABLE "${schema}".inbox_missed`);
+        await client.query(`ALTER TABLE "${schema}".inbox_reconcile_runs DROP COLUMN endpoint_ids`);
         await client.query(`CREATE TABLE "${schema}".inbox_reconciled (order_id TEXT NOT NULL, event TEXT NOT NULL, status TEXT NOT NULL, delivery_id TEXT NOT NULL, PRIMARY KEY (order_id, event, status))`);
         await client.end();
       },

@@ -6,9 +6,10 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
+import { migrateMissed, postgresMissedMethods } from './missed.ts';
 import { migrateOrderHistory, storedOrderEvents } from './order-history.ts';
 import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
-import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry, ReconcileRecord } from '../store.ts';
+import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 
 /** Options of {@link postgresStore}: a connection string (or pool config), or an existing pool. */
 export interface PostgresStoreOptions extends PostgresConnectionOptions {
@@ -112,6 +113,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       await migrateReconcile(client);
+      await migrateMissed(client, schema);
       await migrateDashboard(client);
     });
 
@@ -443,19 +445,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       );
     },
 
-    async saveReconcile(record: ReconcileRecord) {
-      await migrate();
-      await changes(
-        `INSERT INTO ${runs} (id, ran_at, missed) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET ran_at = EXCLUDED.ran_at, missed = EXCLUDED.missed`,
-        [record.ranAt, JSON.stringify(record.missed)],
-      );
-    },
-
-    async lastReconcile() {
-      await migrate();
-      const [row] = await query<{ ran_at: string; missed: string }>(`SELECT ran_at, missed FROM ${runs} WHERE id = 1`);
-      return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
-    },
+    ...postgresMissedMethods(db, schema, migrate),
 
     async page(request) {
       const { sql, params } = pageQuery(table, request, (n, type) => `$${n}::${type}`);

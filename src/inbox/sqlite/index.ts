@@ -4,9 +4,10 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
 import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf } from '../store.ts';
+import { migrateMissed, sqliteMissedMethods } from './missed.ts';
 import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 
@@ -182,6 +183,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
       migrateReconcile(database);
       migrateOrderHistory(database);
+      migrateMissed(database);
       migrateDashboard(database);
     }, deadlineMs);
     migrated = true;
@@ -361,18 +363,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         }),
       ),
 
-    saveReconcile: (record: ReconcileRecord) =>
-      durable((database) => {
-        database
-          .prepare(`INSERT INTO inbox_reconcile_runs (id, ran_at, missed) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, missed = excluded.missed`)
-          .run(record.ranAt, JSON.stringify(record.missed));
-      }),
-
-    lastReconcile: () =>
-      durable((database) => {
-        const row = database.prepare(`SELECT ran_at, missed FROM inbox_reconcile_runs WHERE id = 1`).get() as { ran_at: number; missed: string } | undefined;
-        return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
-      }),
+    ...sqliteMissedMethods(durable),
 
     page: (request) =>
       durable((database) => {
