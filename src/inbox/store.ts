@@ -122,8 +122,9 @@ export interface InboxStats {
   /** Entries (of any status) whose authentic body does not match the SDK's schema. */
   invalidPayload: number;
   /**
-   * Deliveries the last `inbox.reconcile` found `dead` or `retrying` at the service that have still
-   * not reached the inbox; absent until a reconcile has run. Filled by `inbox.stats()`, not by stores.
+   * Missed deliveries still open: of the inbox's endpoints, `dead` or `retrying` at the service, not
+   * arrived, not acknowledged, not recovered; absent until a reconcile has run. Filled by
+   * `inbox.stats()`, not by stores.
    */
   missed?: number;
 }
