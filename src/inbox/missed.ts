@@ -39,7 +39,7 @@ const DELIVERY_LOG_LIMIT = 100;
 /** Spec 6.4: seconds the service waits after the failure of attempt 1, 2, 3, 4, 5; attempt 6 is the last. */
 const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 43200];
 /** More open misses than anyone reads; a bound for the one query that lists them. */
-const MAX_OPEN = 10_000;
+export const MAX_OPEN = 10_000;
 
 function isScopeRefusal(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 403;

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { Order } from '../schemas/order.ts';
-import { currentMissed, endArrived, endRecovered, missedAdvice, missedAt, readDeliveryLog, type DeliveryLog, type DeliveryLogClient, type OtherEndpoint } from './missed.ts';
+import { currentMissed, endArrived, endRecovered, MAX_OPEN, missedAdvice, missedAt, readDeliveryLog, type DeliveryLog, type DeliveryLogClient, type OtherEndpoint } from './missed.ts';
 import { changeEntry, createdEntry } from './reconcile-entries.ts';
 import type { InboxOrderState, InboxStore, MissedDelivery } from './store.ts';
 
@@ -118,7 +118,7 @@ export async function reconcileStore(store: InboxStore, options: ReconcileOption
 async function openMisses(store: InboxStore, log: DeliveryLog | string, now: number): Promise<MissedDelivery[]> {
   if (typeof log === 'string') return (await currentMissed(store)) ?? [];
   const counted = new Set(log.endpointIds);
-  const kept = store.listMissed ? (await store.listMissed({ open: true, limit: 10_000 })).filter((each) => counted.has(each.endpointId)) : log.failed;
+  const kept = store.listMissed ? (await store.listMissed({ open: true, limit: MAX_OPEN })).filter((each) => counted.has(each.endpointId)) : log.failed;
   return endArrived(store, kept, now);
 }
 
