@@ -1,18 +1,13 @@
 // `integration-sdk doctor`: one line per check, ok / warn / fail, each failure saying what to do.
 // An invalid key or a disabled environment is a failed check (exit 1), never a crash.
 import { AuthenticationError, ConnectionError, FeatureDisabledError, InsufficientScopeError, type Health, type IntegrationClient } from '../index.ts';
-import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
-import { connectionReason, storeFailure } from './failure.ts';
-import { openStore, storeLocation } from './inbox-store.ts';
-import { reconcileCheck } from './inbox-reconcile.ts';
+import type { Check } from './check.ts';
+import { clientFrom, type ConnectionOptions } from './config.ts';
+import { storeChecks } from './doctor-store.ts';
+import { connectionReason } from './failure.ts';
+import { assertStoreRuns, storeLocation } from './inbox-store.ts';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface Check {
-  check: string;
-  status: CheckStatus;
-  detail: string;
-}
+export type { Check, CheckStatus } from './check.ts';
 
 /** Which features each scope enables, to name what a missing scope disables. */
 const FEATURES: Record<string, string> = {
@@ -81,34 +76,18 @@ async function webhookChecks(client: IntegrationClient): Promise<Check[]> {
   return checks;
 }
 
-async function inboxCheck(location: string): Promise<Check> {
-  const store = await openStore(location);
-  try {
-    const stats = await store.stats(Date.now());
-    const detail = `${stats.pending} pending (oldest ${Math.round(stats.oldestPendingAgeMs / 1000)} s), ${stats.processing} processing, ${stats.dead} dead`;
-    if (stats.dead > 0) return { check: 'inbox', status: 'fail', detail: `${detail}: see \`integration-sdk inbox dead\`, fix the handler, then \`inbox retry-dead\`` };
-    if (stats.oldestPendingAgeMs > 5 * 60_000) return { check: 'inbox', status: 'warn', detail: `${detail}: is a worker running?` };
-    return { check: 'inbox', status: 'ok', detail };
-  } finally {
-    await store.close();
-  }
-}
-
-function inboxFailed(error: unknown): Check {
-  const detail = error instanceof UsageError ? error.message : (storeFailure(error) ?? `cannot read the inbox (${(error as Error).name}: ${(error as Error).message}): check --store or INTEGRATION_INBOX_STORE`);
-  return { check: 'inbox', status: 'fail', detail };
-}
-
 /** Runs every check; never throws for a failed check, only for bad arguments (UsageError). */
 export async function runDoctor(options: ConnectionOptions & { store?: string }): Promise<Check[]> {
   const checks: Check[] = [];
   const storeArg = options.store ?? process.env.INTEGRATION_INBOX_STORE;
+  // Before any check: with a store this Node cannot open, doctor says so in one line (exit 2).
+  if (storeArg) assertStoreRuns(storeLocation(storeArg));
   let client: IntegrationClient;
   try {
     client = clientFrom(options);
   } catch (error) {
     checks.push({ check: 'key', status: 'fail', detail: (error as Error).message });
-    if (storeArg) checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
+    if (storeArg) checks.push(...(await storeChecks(storeLocation(storeArg))));
     return checks;
   }
   let health: Health | undefined;
@@ -143,12 +122,7 @@ export async function runDoctor(options: ConnectionOptions & { store?: string })
       checks.push({ check: 'webhooks', status: 'warn', detail: 'not checked: the key lacks webhooks:manage' });
     }
   }
-  if (storeArg) {
-    checks.push(await inboxCheck(storeLocation(storeArg)).catch(inboxFailed));
-    // Missed deliveries as the last `inbox reconcile` found them (a store that cannot be opened is reported above).
-    const missed = await reconcileCheck(storeLocation(storeArg)).catch(() => undefined);
-    if (missed) checks.push(missed);
-  }
+  if (storeArg) checks.push(...(await storeChecks(storeLocation(storeArg))));
   return checks;
 }
 

@@ -2,7 +2,20 @@
 // URL (which may carry a password, hence the environment variable). The CLI reads and retries
 // entries through the store itself: it verifies no deliveries, so it needs no webhook secret.
 import type { InboxStore } from '../inbox/index.ts';
+import { nodeSqliteAvailable, sqliteNodeRequirement } from '../storage/sqlite.ts';
 import { UsageError } from './config.ts';
+
+/** A store this Node cannot open (a SQLite file before Node 22.13): the command cannot run, whatever its arguments. */
+export class UnsupportedNode extends UsageError {
+  override name = 'UnsupportedNode';
+}
+
+const isPostgres = (location: string) => /^postgres(ql)?:\/\//.test(location);
+
+/** Throws {@link UnsupportedNode} (one sentence: which parts need which Node) for a SQLite location on a Node without node:sqlite. */
+export function assertStoreRuns(location: string): void {
+  if (!isPostgres(location) && !nodeSqliteAvailable()) throw new UnsupportedNode(sqliteNodeRequirement());
+}
 
 /** The store location from the option or the environment; `UsageError` when neither is set. */
 export function storeLocation(option: string | undefined): string {
@@ -12,7 +25,9 @@ export function storeLocation(option: string | undefined): string {
 }
 
 export async function openStore(location: string): Promise<InboxStore> {
-  if (/^postgres(ql)?:\/\//.test(location)) {
+  // Before the path is looked at: on such a Node no path is right, and the flag is not to blame.
+  assertStoreRuns(location);
+  if (isPostgres(location)) {
     const entry = (await import('../inbox/postgres/index.ts')) as unknown as { postgresStore?: (options: { connectionString: string }) => InboxStore };
     if (typeof entry.postgresStore !== 'function') throw new UsageError('This build has no Postgres inbox store yet: use a SQLite file.');
     const store = entry.postgresStore({ connectionString: location });

@@ -179,8 +179,10 @@ inbox
   .option('--store <location>', 'SQLite file or Postgres URL (default: INTEGRATION_INBOX_STORE)')
   .option('--stale-after <minutes>', 'read back orders not heard of for this long', integer('--stale-after', 0), 60)
   .option('--max-reads <n>', 'order reads per run at most', integer('--max-reads', 0), 500)
+  .option('--endpoint <ids>', "this inbox's webhook endpoint ids, comma-separated (default: guessed from the deliveries it holds)")
+  .option('--ack <delivery_id|all>', 'acknowledge an open missed delivery (or all of them) once dealt with, instead of reconciling')
   .option('--json', 'print the report as JSON')
-  .addHelpText('after', '\nExit 1 when deliveries were missed, 2 when it could not run. Meant for a scheduler (cron, every 15 minutes).\nExample:\n  integration-sdk inbox reconcile --store ./integration-inbox.db --stale-after 60 --max-reads 500')
+  .addHelpText('after', '\nExit 1 when it found missed deliveries not reported before or missed deliveries remain open, 2 when it could not run. Meant for a scheduler (cron, every 15 minutes).\nExample:\n  integration-sdk inbox reconcile --store ./integration-inbox.db --stale-after 60 --max-reads 500\n  integration-sdk inbox reconcile --store ./integration-inbox.db --ack 7f9c0d2e-...')
   .action(run(async (options: InboxReconcileOptions, command: Command) => inboxReconcile(() => clientFrom(connection(command)), options)));
 
 defineSandboxCommand(program.command('sandbox'), run);

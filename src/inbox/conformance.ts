@@ -232,7 +232,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       // An older change arriving later does not win; an order.created's status counts only while none is known.
       await store.insert(orderEvent('order-s', 'order.status_changed', 'confirmed', { ts: 150, receivedAt: T0 + 10 }));
       await store.insert(orderEvent('order-s', 'order.created', 'confirmed', { ts: 300, receivedAt: T0 + 5 }));
-      expect(await stateOf('order-s')).toEqual({ orderId: 'order-s', status: 'preparing', statusTs: 200, lastEventAt: T0 + 10, checkedAt: null, hasCreated: true });
+      expect(await stateOf('order-s')).toMatchObject({ orderId: 'order-s', status: 'preparing', statusTs: 200, lastEventAt: T0 + 10, checkedAt: null, hasCreated: true });
       await store.insert(orderEvent('order-s', 'order.status_changed', 'dispatched', { ts: 250, receivedAt: T0 + 20 }));
       expect(await stateOf('order-s')).toMatchObject({ status: 'dispatched', statusTs: 250, lastEventAt: T0 + 20 });
       await store.insert(orderEvent('order-t', 'order.created', 'confirmed', { ts: 100 }));
@@ -292,7 +292,8 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       // 'stored' or 'duplicate' (a store may only learn it covered the delivery after writing it): done either way.
       expect(['stored', 'duplicate'].includes(await store.insert(late))).toBe(true);
       expect(await store.get(late.deliveryId)).toMatchObject({ status: 'done', attempts: 0, finishedAt: T0 + 7 });
-      expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 500 });
+      // A covered delivery is still one the order had: the state takes it as any other.
+      expect(await stateOf('o-r')).toMatchObject({ status: 'dispatched', statusTs: 900, lastEventAt: T0 + 7 });
       const other = orderEvent('o-r', 'order.status_changed', 'preparing', { ts: 300 });
       expect(await store.insert(other)).toBe('stored');
       expect(await store.get(other.deliveryId)).toMatchObject({ status: 'pending' });
@@ -307,15 +308,163 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
       expect((await claim('w', T0 + 10)).map((each) => each.id).sort()).toEqual([firstCreated.id, reconciledCreated.id].sort());
     });
 
+    // "A status handled once" (docs/inbox.md): decided in the insert transaction, in both directions.
+    const change = (orderId: string, previous: string, status: string, overrides: Partial<NewInboxEntry> = {}) =>
+      entry({ orderId, event: 'order.status_changed', ts: 300, payload: JSON.stringify({ event: 'order.status_changed', data: { order_id: orderId, previous_status: previous, status } }), ...overrides });
+    const reconciled = (orderId: string, previous: string, status: string, orderVersion: number | undefined, overrides: Partial<NewInboxEntry> = {}) =>
+      change(orderId, previous, status, { source: 'reconcile', ts: 200, ...(orderVersion === undefined ? {} : { orderVersion }), ...overrides });
+    /** Runs the store's claims to the end: the entries a worker would run, in order. */
+    const runAll = async () => {
+      const ran: string[] = [];
+      for (let round = 0; round < 50; round += 1) {
+        const claimed = await claim('w', T0 + WAIT * 2, 100);
+        if (claimed.length === 0) return ran;
+        for (const each of claimed) {
+          ran.push(each.id);
+          await store.complete(each.id, 'w', T0 + WAIT * 2);
+        }
+      }
+      return ran;
+    };
+    const isCovered = async (deliveryId: string) => (await store.get(deliveryId))?.status === 'done' && (await store.get(deliveryId))?.attempts === 0;
+
+    it('stores a reconcile entry covered when a real delivery brought its status after the state it was made from was read', async () => {
+      if (!store.staleOrders) return;
+      const created = orderEvent('o-race', 'order.created', 'confirmed', { ts: 100 });
+      await store.insert(created);
+      const read = await stateOf('o-race');
+      expect(read).toMatchObject({ status: 'confirmed', version: 1 });
+      // The real delivery lands between reconcile's read and its insert.
+      const real = change('o-race', 'confirmed', 'preparing');
+      expect(await store.insert(real)).toBe('stored');
+      const late = reconciled('o-race', 'confirmed', 'preparing', read!.version);
+      expect(await store.insert(late)).toBe('duplicate');
+      expect(await isCovered(late.deliveryId)).toBe(true);
+      expect(await stateOf('o-race')).toMatchObject({ status: 'preparing', version: 3 });
+      // The order moved on past it meanwhile: what reconcile read is already behind the order.
+      await store.insert(orderEvent('o-past', 'order.created', 'confirmed', { ts: 100 }));
+      const before = (await stateOf('o-past'))!.version;
+      await store.insert(change('o-past', 'confirmed', 'preparing'));
+      await store.insert(change('o-past', 'preparing', 'dispatched', { ts: 310 }));
+      const behind = reconciled('o-past', 'confirmed', 'preparing', before);
+      expect(await store.insert(behind)).toBe('duplicate');
+      expect(await stateOf('o-past')).toMatchObject({ status: 'dispatched' });
+      const ran = await runAll();
+      expect([real, late, behind].map((each) => ran.includes(each.deliveryId))).toEqual([true, false, false]);
+    });
+
+    it('covers one real delivery per reconcile entry: a second real delivery of the status, or one after the order went on and came back, runs', async () => {
+      if (!store.staleOrders) return;
+      await store.insert(orderEvent('o-once', 'order.created', 'confirmed', { ts: 100 }));
+      expect(await store.insert(reconciled('o-once', 'confirmed', 'dispatched', 1))).toBe('stored');
+      const first = change('o-once', 'preparing', 'dispatched');
+      const second = change('o-once', 'preparing', 'dispatched', { ts: 301 });
+      await store.insert(first);
+      await store.insert(second);
+      expect(await isCovered(first.deliveryId)).toBe(true);
+      expect(await store.get(second.deliveryId)).toMatchObject({ status: 'pending' });
+      // preparing reconciled; the order went on to dispatched, then really came back to preparing.
+      await store.insert(orderEvent('o-back', 'order.created', 'confirmed', { ts: 100 }));
+      await store.insert(reconciled('o-back', 'confirmed', 'preparing', 1));
+      const onwards = change('o-back', 'preparing', 'dispatched', { ts: 400 });
+      const back = change('o-back', 'dispatched', 'preparing', { ts: 500 });
+      await store.insert(onwards);
+      await store.insert(back);
+      expect(await store.get(onwards.deliveryId)).toMatchObject({ status: 'pending' });
+      expect(await store.get(back.deliveryId)).toMatchObject({ status: 'pending' });
+      expect(await stateOf('o-back')).toMatchObject({ status: 'preparing' });
+      // The reconciled change's own late delivery, after a newer one went through: still covered.
+      await store.insert(orderEvent('o-newer', 'order.created', 'confirmed', { ts: 100 }));
+      await store.insert(reconciled('o-newer', 'confirmed', 'dispatched', 1));
+      const newer = change('o-newer', 'dispatched', 'delivered', { ts: 400 });
+      const lateOwn = change('o-newer', 'preparing', 'dispatched', { ts: 500 });
+      await store.insert(newer);
+      await store.insert(lateOwn);
+      expect(await store.get(newer.deliveryId)).toMatchObject({ status: 'pending' });
+      expect(await isCovered(lateOwn.deliveryId)).toBe(true);
+      expect(await stateOf('o-newer')).toMatchObject({ status: 'delivered' });
+    });
+
+    it('keeps the order where the service has it when late real deliveries arrive after a reconcile, in either order, so a second reconcile finds nothing', async () => {
+      if (!store.staleOrders) return;
+      // confirmed -> (reconcile) dispatched; then the real preparing and dispatched arrive, stamped with their retry's time.
+      for (const [orderId, arrival] of [['o-late-1', ['preparing', 'dispatched']], ['o-late-2', ['dispatched', 'preparing']]] as const) {
+        await store.insert(orderEvent(orderId, 'order.created', 'confirmed', { ts: 100 }));
+        await store.insert(reconciled(orderId, 'confirmed', 'dispatched', 1));
+        const real = { preparing: change(orderId, 'confirmed', 'preparing', { ts: 400 }), dispatched: change(orderId, 'preparing', 'dispatched', { ts: 401 }) };
+        for (const status of arrival) await store.insert(real[status]);
+        expect({ orderId, preparing: (await store.get(real.preparing.deliveryId))?.status, dispatchedCovered: await isCovered(real.dispatched.deliveryId), state: (await stateOf(orderId))?.status })
+          .toEqual({ orderId, preparing: 'pending', dispatchedCovered: true, state: 'dispatched' });
+      }
+      // A reconcile reading between the two late deliveries finds the order where the service has
+      // it; one made from a state read before the late preparing repeats dispatched: covered.
+      await store.insert(orderEvent('o-late-3', 'order.created', 'confirmed', { ts: 100 }));
+      await store.insert(reconciled('o-late-3', 'confirmed', 'dispatched', 1));
+      await store.insert(change('o-late-3', 'confirmed', 'preparing', { ts: 400 }));
+      expect(await stateOf('o-late-3')).toMatchObject({ status: 'dispatched' });
+      const again = reconciled('o-late-3', 'confirmed', 'dispatched', 1, { ts: 450 });
+      expect(await store.insert(again)).toBe('duplicate');
+      const lastReal = change('o-late-3', 'preparing', 'dispatched', { ts: 500 });
+      await store.insert(lastReal);
+      expect(await isCovered(lastReal.deliveryId)).toBe(true);
+      const ran = await runAll();
+      expect(ran.filter((id) => id === again.deliveryId || id === lastReal.deliveryId)).toEqual([]);
+    });
+
+    it('covers order.created the same way: a reconciled one after a real one arrived, and one real one after a reconciled one', async () => {
+      if (!store.staleOrders) return;
+      await store.insert(orderEvent('o-c1', 'order.status_changed', 'preparing'));
+      await store.insert(orderEvent('o-c1', 'order.created', 'confirmed'));
+      const recovered = orderEvent('o-c1', 'order.created', 'preparing', { source: 'reconcile' });
+      expect(await store.insert(recovered)).toBe('duplicate');
+      expect(await isCovered(recovered.deliveryId)).toBe(true);
+      await store.insert(orderEvent('o-c2', 'order.status_changed', 'preparing'));
+      expect(await store.insert(orderEvent('o-c2', 'order.created', 'preparing', { source: 'reconcile' }))).toBe('stored');
+      const [real, another] = [orderEvent('o-c2', 'order.created', 'confirmed'), orderEvent('o-c2', 'order.created', 'confirmed')];
+      await store.insert(real);
+      await store.insert(another);
+      expect(await isCovered(real.deliveryId)).toBe(true);
+      expect(await store.get(another.deliveryId)).toMatchObject({ status: 'pending' });
+    });
+
+    const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
+
     it('keeps the last reconcile', async () => {
       if (!store.saveReconcile || !store.lastReconcile) return;
       const held = entry();
       await store.insert(held);
       expect(await store.lastReconcile()).toBeUndefined();
-      const missed = { deliveryId: 'd-1', event: 'order.status_changed', status: 'dead', endpointId: 'w-1', lastError: 'receiver answered 503', createdAt: '2026-11-21T12:00:00.000Z', attemptCount: 6, givesUpAt: null };
       await store.saveReconcile({ ranAt: T0, missed: [missed] });
-      await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
-      expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }] });
+      await store.saveReconcile({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }], endpointIds: ['w-1'] });
+      expect(await store.lastReconcile()).toEqual({ ranAt: T0 + 1, missed: [missed, { ...missed, deliveryId: 'd-2' }], endpointIds: ['w-1'] });
+    });
+
+    it('keeps each missed delivery from the reconcile that found it until it ends, with how, when and by whom', async () => {
+      if (!store.recordMissed || !store.listMissed || !store.endMissed) return;
+      const retrying = { ...missed, deliveryId: 'd-2', status: 'retrying', attemptCount: 2, createdAt: '2026-11-21T11:00:00.000Z', givesUpAt: '2026-11-22T02:00:00.000Z' };
+      const created = { ...missed, deliveryId: 'd-3', event: 'order.created', createdAt: '2026-11-21T13:00:00.000Z' };
+      expect([...(await store.recordMissed([missed, retrying], T0))].sort()).toEqual(['d-1', 'd-2']);
+      // Seen again: not new; the service's latest word on it is kept.
+      expect(await store.recordMissed([{ ...retrying, attemptCount: 3 }, created], T0 + 10)).toEqual(['d-3']);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([
+        { ...retrying, attemptCount: 3, firstSeenAt: T0, ended: null },
+        { ...missed, firstSeenAt: T0, ended: null },
+        { ...created, firstSeenAt: T0 + 10, ended: null },
+      ]);
+      expect(await store.endMissed({ deliveryIds: ['d-1', 'nothing-like-it'], how: 'recovered', at: T0 + 20, by: null })).toEqual(['d-1']);
+      expect(await store.endMissed({ deliveryIds: ['d-1'], how: 'acknowledged', at: T0 + 30, by: 'ops' })).toEqual([]);
+      expect([...(await store.endMissed({ deliveryIds: 'all', how: 'acknowledged', at: T0 + 40, by: 'ops' }))].sort()).toEqual(['d-2', 'd-3']);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([]);
+      const ended = await store.listMissed({ open: false, limit: 10 });
+      expect(ended.map((each) => [each.deliveryId, each.ended])).toEqual([
+        ['d-2', { how: 'acknowledged', at: T0 + 40, by: 'ops' }],
+        ['d-3', { how: 'acknowledged', at: T0 + 40, by: 'ops' }],
+        ['d-1', { how: 'recovered', at: T0 + 20, by: null }],
+      ]);
+      expect(await store.listMissed({ open: false, limit: 1 })).toHaveLength(1);
+      // An ended miss the delivery log still lists stays ended.
+      expect(await store.recordMissed([missed], T0 + 50)).toEqual([]);
+      expect(await store.listMissed({ open: true, limit: 10 })).toEqual([]);
     });
 
     dashboardQueriesConformance(() => store, test);

@@ -4,8 +4,9 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import { toleranceOf, type WebhookSecret } from '../webhooks/signature.ts';
 import { createInboxHandler, type InboxHandler } from './receive.ts';
-import { currentMissed, reconcileStore, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
-import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore, MissedDelivery } from './store.ts';
+import { acknowledgeMissed } from './missed.ts';
+import { checkEndpointIds, currentMissed, reconcileStore, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
+import type { InboxEntry, InboxEntryStatus, InboxEntryWithPayload, InboxStats, InboxStore, MissedDelivery, MissedRecord } from './store.ts';
 import { StoreTimeout } from './timeouts.ts';
 import { startWorker, type InboxWorker, type StartWorkerOptions } from './worker.ts';
 
@@ -38,6 +39,12 @@ export interface InboxOptions {
    * @default 'dead'
    */
   invalidPayload?: 'dead' | 'handler';
+  /**
+   * The webhook endpoints that deliver to this inbox (their ids, from `webhooks.create` or
+   * `webhooks list`): only their failed deliveries count in `reconcile`'s `missed`. Left out,
+   * reconcile guesses them: the endpoints with a delivery the inbox holds.
+   */
+  endpointIds?: readonly string[];
   /** Told about deliveries refused and store errors (never with a payload). */
   onError?: (error: unknown) => void;
   /** Time and timers; for tests. @default the system clock */
@@ -93,8 +100,30 @@ export interface Inbox {
    * ```
    */
   reconcile(options: ReconcileOptions): Promise<ReconcileReport>;
-  /** When the last reconcile ran and its missed deliveries that still have not arrived; `undefined` before the first. */
+  /** When the last reconcile ran and the missed deliveries still open; `undefined` before the first. */
   lastReconcile(): Promise<{ ranAt: number; missed: MissedDelivery[] } | undefined>;
+  /**
+   * The missed deliveries still open (the dashboard lists them with a button for
+   * {@link acknowledgeMissed}), oldest first; with `{ ended: true }` the ones that ended, most
+   * recently first, each with how, when and by whom. `[]` before the first reconcile.
+   *
+   * @example
+   * ```ts
+   * for (const missed of await inbox.missed()) console.log(missed.deliveryId, missed.event, missed.createdAt);
+   * ```
+   */
+  missed(options?: { ended?: boolean; limit?: number }): Promise<MissedRecord[]>;
+  /**
+   * Ends an open missed delivery (or every one, with `'all'`) after a person has dealt with it (a
+   * missed `order.created` found in the platform's dashboard); recorded with `by` and the time.
+   * Returns how many were acknowledged (0: no open miss has that id).
+   *
+   * @example
+   * ```ts
+   * await inbox.acknowledgeMissed('7f9c0d2e-...', { by: 'maria@erp' });
+   * ```
+   */
+  acknowledgeMissed(deliveryId: string, options?: { by?: string }): Promise<number>;
 }
 
 /**
@@ -133,6 +162,7 @@ export function createInbox(options: InboxOptions): Inbox {
     throw new ConfigurationError('createInbox: storeTimeoutMs must be a number of milliseconds > 0.');
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new ConfigurationError('createInbox: onError must be a function when given.');
+  if (checkEndpointIds(options.endpointIds).length > 0) throw new ConfigurationError('createInbox: endpointIds must be a non-empty array of webhook endpoint ids when given.');
   const invalidPayload = options.invalidPayload ?? 'dead';
   if (invalidPayload !== 'dead' && invalidPayload !== 'handler') throw new ConfigurationError("createInbox: invalidPayload must be 'dead' or 'handler'.");
   const clock = options.clock ?? systemClock;
@@ -283,6 +313,7 @@ export function createInbox(options: InboxOptions): Inbox {
       await ready();
       return reconcileStore(readyStore, reconcileOptions, {
         clock,
+        endpointIds: options.endpointIds,
         onStored: () => {
           for (const listener of localListeners) listener();
         },
@@ -294,6 +325,21 @@ export function createInbox(options: InboxOptions): Inbox {
       const last = await store.lastReconcile?.();
       if (!last) return undefined;
       return { ranAt: last.ranAt, missed: (await currentMissed(store)) ?? [] };
+    },
+
+    async missed(missedOptions = {}) {
+      const limit = missedOptions.limit ?? 1000;
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidInputError([{ path: 'limit', message: 'must be a whole number >= 1' }]);
+      await ready();
+      if (missedOptions.ended) return (await store.listMissed?.({ open: false, limit })) ?? [];
+      const open = (await currentMissed(store)) ?? [];
+      // A store that keeps no missed table gives the last reconcile's list: records never ended.
+      return open.slice(0, limit).map((each) => ('ended' in each ? (each as MissedRecord) : { ...each, firstSeenAt: 0, ended: null }));
+    },
+
+    async acknowledgeMissed(deliveryId, ackOptions = {}) {
+      await ready();
+      return acknowledgeMissed(store, deliveryId, ackOptions.by ?? 'inbox.acknowledgeMissed', clock.now());
     },
   };
   // integration-sdk/otel reports the pending and dead gauges of every open inbox.

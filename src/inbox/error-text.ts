@@ -20,6 +20,12 @@ const EMAIL = /[^\s@"'<>()[\]{},;:]+@[^\s@"'<>()[\]{},;:]+\.[A-Za-z]{2,}/g;
 const PHONE_LIKE = /(?<![\w-])\+?\(?\d[\d\s().-]{6,}\d(?![\w-])/g;
 // eslint-disable-next-line no-control-regex -- control characters (NUL above all: Postgres text refuses it) are what is removed
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+// V8's JSON.parse quotes the text it was given: `Unexpected token 'M', "Mariana Ze"... is not valid JSON`,
+// `..."": 1, "b": Mariana}" is not valid JSON` around the error, or the whole text when it is short.
+// The excerpt may hold quotes of its own, so it runs from the quote after the token (or after a
+// message boundary) to the last quote before "is not valid JSON".
+const JSON_EXCERPT_AFTER_TOKEN = /(Unexpected token '[\s\S]{1,2}', )(?:\.\.\.)?"[\s\S]*?"(?:\.\.\.)?(?= is not valid JSON)/g;
+const JSON_EXCERPT_ALONE = /(^|: )"[\s\S]*?"(?:\.\.\.)?(?= is not valid JSON)/gm;
 
 /** The text stored as `lastError` for `error`, thrown by the handler of the entry whose payload is `payload`. */
 export function errorText(error: unknown, payload: string | null): string {
@@ -29,9 +35,14 @@ export function errorText(error: unknown, payload: string | null): string {
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
 }
 
-/** E-mail- and phone-shaped text and control characters replaced: what can be done without the payload. */
+/**
+ * E-mail- and phone-shaped text, the payload excerpts of JSON parse errors and control characters
+ * replaced: what can be done without the payload.
+ */
 export function scrubPatterns(text: string): string {
   return text
+    .replace(JSON_EXCERPT_AFTER_TOKEN, '$1[excerpt]')
+    .replace(JSON_EXCERPT_ALONE, '$1[excerpt]')
     .replace(CONTROL, ' ')
     .replace(EMAIL, '[email]')
     .replace(PHONE_LIKE, (match) => {

@@ -32,7 +32,10 @@ export type {
   InboxStats,
   InboxStore,
   InsertOptions,
+  EndMissedRequest,
   MissedDelivery,
+  MissedEnding,
+  MissedRecord,
   NewInboxEntry,
   PurgePreview,
   PurgePreviewRequest,
@@ -40,5 +43,5 @@ export type {
   ReconcileRecord,
   StaleOrdersRequest,
 } from './store.ts';
-export { type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
+export { type OtherEndpoint, type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';

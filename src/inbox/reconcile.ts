@@ -1,16 +1,17 @@
 import type { Clock } from '../clock.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { Order } from '../schemas/order.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../schemas/webhooks.ts';
-import type { InboxOrderState, InboxStore, MissedDelivery, NewInboxEntry } from './store.ts';
+import { currentMissed, endArrived, endRecovered, MAX_OPEN, missedAdvice, missedAt, readDeliveryLog, type DeliveryLog, type DeliveryLogClient, type OtherEndpoint } from './missed.ts';
+import { changeEntry, createdEntry } from './reconcile-entries.ts';
+import type { InboxOrderState, InboxStore, MissedDelivery } from './store.ts';
+
+export { currentMissed, givesUpAt } from './missed.ts';
+export { derivedDeliveryId } from './reconcile-entries.ts';
+export type { OtherEndpoint } from './missed.ts';
 
 /** What reconcile reads through: an `IntegrationClient` fits (its rate limiter, shared or not, paces the reads). */
-export interface ReconcileClient {
+export interface ReconcileClient extends DeliveryLogClient {
   orders: { get(orderId: string): Promise<Order> };
-  webhooks: {
-    list(): Promise<WebhookEndpoint[]>;
-    deliveries(webhookId: string, options?: { limit?: number }): Promise<WebhookDelivery[]>;
-  };
 }
 
 /** Options of `inbox.reconcile`. */
@@ -23,13 +24,18 @@ export interface ReconcileOptions {
   finalStatuses?: readonly string[];
   /** At most this many order reads per call; the least recently checked orders go first, so repeated calls get through all of them. @default 500 */
   maxReads?: number;
+  /**
+   * The webhook endpoints that deliver to this inbox: only their deliveries count in `missed`.
+   * @default `createInbox`'s `endpointIds`, else guessed: the endpoints with a delivery the inbox holds
+   */
+  endpointIds?: readonly string[];
 }
 
 /** What `inbox.reconcile` did and found. */
 export interface ReconcileReport {
   /** Orders read back (404s included). */
   ordersChecked: number;
-  /** Synthetic `order.status_changed` entries stored. */
+  /** Synthetic `order.status_changed` entries stored to run (one repeating what the order had is not counted). */
   statusChanges: number;
   /** Synthetic `order.created` entries stored, for orders known only from status changes. */
   createdRecovered: number;
@@ -41,83 +47,137 @@ export interface ReconcileReport {
    * other orders and `missed` go on.
    */
   unreadable: number;
-  /** Deliveries the service lists as `dead` or `retrying` whose delivery id is not in the inbox. */
+  /**
+   * The misses still open after this run: deliveries of the inbox's endpoints the service lists as
+   * `dead` or `retrying` that never reached the inbox, not acknowledged, and (a status change) not
+   * recovered by reading. Never a `webhook.test`.
+   */
   missed: MissedDelivery[];
+  /** Delivery ids of misses this run found for the first time (open or already recovered). */
+  newMissed: string[];
+  /** Missed status changes this run recovered: it read back every order they could have been about. */
+  recovered: MissedDelivery[];
+  /** The endpoints whose deliveries were counted. */
+  endpointIds: string[];
+  /** `true` when no endpoint was named: `endpointIds` are those with a delivery the inbox holds. */
+  endpointsGuessed: boolean;
+  /** The key's other endpoints (another receiver, a test URL): not this inbox's loss. */
+  otherEndpoints: OtherEndpoint[];
+  /** What to do about what it found, in sentences. */
+  advice: string[];
   /** Why `missed` could not be read (the key lacks `webhooks:manage`); absent when it was. */
   missedUnavailable?: string;
 }
 
-/** Spec 6.4: seconds the service waits after the failure of attempt 1, 2, 3, 4, 5; attempt 6 is the last. */
-const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 43200];
-const DELIVERY_LOG_LIMIT = 100;
-
 export interface ReconcileDeps {
   clock: Clock;
+  /** `createInbox`'s `endpointIds`: used when the call names none. */
+  endpointIds?: readonly string[];
   /** Told after a synthetic entry was stored, so that a worker in this process wakes at once. */
   onStored?: () => void;
 }
 
 /**
- * Reads back the stale, non-final orders the store knows, stores a synthetic entry for each
- * difference, and lists the deliveries that never arrived. `inbox.reconcile` and
+ * Reads the delivery log of the inbox's endpoints and keeps what never arrived; reads back the
+ * stale, non-final orders the store knows (every one not read since an open missed status change,
+ * whatever `staleAfterMinutes` says) and stores a synthetic entry for each difference; then ends
+ * the missed status changes that reading recovered. `inbox.reconcile` and
  * `integration-sdk inbox reconcile` both run this.
  */
 export async function reconcileStore(store: InboxStore, options: ReconcileOptions, deps: ReconcileDeps): Promise<ReconcileReport> {
-  const { client, staleAfterMinutes, finalStatuses, maxReads } = checkOptions(options);
+  const { client, staleAfterMinutes, finalStatuses, maxReads, endpointIds } = checkOptions(options, deps.endpointIds);
   const reconcilable = reconcileMethods(store);
   const { clock } = deps;
-  const report: ReconcileReport = { ordersChecked: 0, statusChanges: 0, createdRecovered: 0, notFound: 0, unreadable: 0, missed: [] };
-  const staleBefore = clock.now() - staleAfterMinutes * 60_000;
-  const orders = maxReads === 0 ? [] : await reconcilable.staleOrders({ seenBefore: staleBefore, checkedBefore: staleBefore, finalStatuses, limit: maxReads });
-  for (const state of orders) {
-    let order: Order;
-    try {
-      order = await client.orders.get(state.orderId);
-    } catch (error) {
-      // Only what concerns this one order is passed over; a refused key, a disabled environment or
-      // an unreachable service stops the run (every other read would fail the same way).
-      const unreadable = isUnreadable(error);
-      if (!isNotFound(error) && !unreadable) throw error;
-      report.ordersChecked += 1;
-      if (unreadable) report.unreadable += 1;
-      else report.notFound += 1;
-      await reconcilable.markChecked([{ orderId: state.orderId }], clock.now());
-      continue;
-    }
-    report.ordersChecked += 1;
-    let stored = false;
-    if (!state.hasCreated && (await store.insert(await createdEntry(order, clock))) === 'stored') {
-      report.createdRecovered += 1;
-      stored = true;
-    }
-    if (state.status !== null && state.status !== order.status && (await store.insert(await changeEntry(state, order, clock))) === 'stored') {
-      report.statusChanges += 1;
-      stored = true;
-    }
-    // A status the inbox never knew (payloads purged before it kept one) is taken as it is now, not as a change.
-    await reconcilable.markChecked([{ orderId: state.orderId, status: order.status }], clock.now());
-    if (stored) deps.onStored?.();
-  }
-  const missed = await missedDeliveries(client, reconcilable);
-  if (typeof missed === 'string') report.missedUnavailable = missed;
+  const report: ReconcileReport = {
+    ordersChecked: 0, statusChanges: 0, createdRecovered: 0, notFound: 0, unreadable: 0,
+    missed: [], newMissed: [], recovered: [], endpointIds: [], endpointsGuessed: false, otherEndpoints: [], advice: [],
+  };
+
+  const log = await readDeliveryLog(client, (ids) => reconcilable.has(ids), endpointIds);
+  if (typeof log === 'string') report.missedUnavailable = log;
   else {
-    report.missed = missed;
-    await reconcilable.saveReconcile({ ranAt: clock.now(), missed });
+    Object.assign(report, { endpointIds: log.endpointIds, endpointsGuessed: log.endpointsGuessed, otherEndpoints: log.otherEndpoints });
+    report.newMissed = store.recordMissed ? await store.recordMissed(log.failed, clock.now()) : log.failed.map((each) => each.deliveryId);
   }
+  const open = await openMisses(store, log, clock.now());
+
+  for (const state of await ordersToRead(reconcilable, open, { staleBefore: clock.now() - staleAfterMinutes * 60_000, finalStatuses, maxReads })) {
+    await readBack(store, reconcilable, client, state, report, deps);
+  }
+
+  if (typeof log === 'string') return report;
+  report.recovered = await endRecovered(store, open, finalStatuses, clock.now());
+  const recovered = new Set(report.recovered.map((each) => each.deliveryId));
+  report.missed = open.filter((each) => !recovered.has(each.deliveryId));
+  report.advice = missedAdvice(log, report.missed);
+  await reconcilable.saveReconcile({ ranAt: clock.now(), missed: report.missed, endpointIds: log.endpointIds });
   return report;
 }
 
+/** The misses open before this run's reads: kept ones of the counted endpoints, those that arrived since ended. */
+async function openMisses(store: InboxStore, log: DeliveryLog | string, now: number): Promise<MissedDelivery[]> {
+  if (typeof log === 'string') return (await currentMissed(store)) ?? [];
+  const counted = new Set(log.endpointIds);
+  const kept = store.listMissed ? (await store.listMissed({ open: true, limit: MAX_OPEN })).filter((each) => counted.has(each.endpointId)) : log.failed;
+  return endArrived(store, kept, now);
+}
+
 /**
- * The last reconcile's missed deliveries that still have not arrived; `undefined` when no
- * reconcile has run (or the store keeps no reconciliation).
+ * The orders to read, least recently checked first, at most `maxReads`: after an outage (an open
+ * missed status change) every known non-final order not read since the latest such miss, whatever
+ * their staleness; then the stale ones.
  */
-export async function currentMissed(store: InboxStore): Promise<MissedDelivery[] | undefined> {
-  if (!store.lastReconcile || !store.has) return undefined;
-  const last = await store.lastReconcile();
-  if (!last) return undefined;
-  if (last.missed.length === 0) return [];
-  const known = await store.has(last.missed.map((each) => each.deliveryId));
-  return last.missed.filter((each) => !known.has(each.deliveryId));
+async function ordersToRead(
+  store: ReconcilableStore,
+  open: readonly MissedDelivery[],
+  { staleBefore, finalStatuses, maxReads }: { staleBefore: number; finalStatuses: readonly string[]; maxReads: number },
+): Promise<InboxOrderState[]> {
+  if (maxReads === 0) return [];
+  const outage = open.filter((each) => each.event === 'order.status_changed').map(missedAt);
+  const orders = outage.length === 0 ? [] : await store.staleOrders({ seenBefore: Number.MAX_SAFE_INTEGER, checkedBefore: Math.max(...outage) + 1, finalStatuses, limit: maxReads });
+  if (orders.length < maxReads) {
+    const chosen = new Set(orders.map((state) => state.orderId));
+    const stale = await store.staleOrders({ seenBefore: staleBefore, checkedBefore: staleBefore, finalStatuses, limit: maxReads });
+    orders.push(...stale.filter((state) => !chosen.has(state.orderId)).slice(0, maxReads - orders.length));
+  }
+  return orders;
+}
+
+/** Reads one order back and stores what differs; a read that concerns this order alone is counted, not thrown. */
+async function readBack(store: InboxStore, reconcilable: ReconcilableStore, client: ReconcileClient, state: InboxOrderState, report: ReconcileReport, deps: ReconcileDeps): Promise<void> {
+  const { clock } = deps;
+  let order: Order;
+  try {
+    order = await client.orders.get(state.orderId);
+  } catch (error) {
+    // Only what concerns this one order is passed over; a refused key, a disabled environment or
+    // an unreachable service stops the run (every other read would fail the same way).
+    const unreadable = isUnreadable(error);
+    if (!isNotFound(error) && !unreadable) throw error;
+    report.ordersChecked += 1;
+    if (unreadable) {
+      // Not read back: it is read again at the next run, and a missed status change (which may be
+      // about it) is not recovered until it can be.
+      report.unreadable += 1;
+      return;
+    }
+    report.notFound += 1;
+    await reconcilable.markChecked([{ orderId: state.orderId }], clock.now());
+    return;
+  }
+  report.ordersChecked += 1;
+  let stored = false;
+  if (!state.hasCreated && (await store.insert(await createdEntry(order, clock))) === 'stored') {
+    report.createdRecovered += 1;
+    stored = true;
+  }
+  if (state.status !== null && state.status !== order.status && (await store.insert(await changeEntry(state, order, clock))) === 'stored') {
+    report.statusChanges += 1;
+    stored = true;
+  }
+  // A status the inbox never knew (payloads purged before it kept one) is taken as it is now, not as a change.
+  await reconcilable.markChecked([{ orderId: state.orderId, status: order.status }], clock.now());
+  if (stored) deps.onStored?.();
 }
 
 type ReconcilableStore = Required<Pick<InboxStore, 'staleOrders' | 'markChecked' | 'has' | 'saveReconcile' | 'lastReconcile'>>;
@@ -131,7 +191,13 @@ function reconcileMethods(store: InboxStore): ReconcilableStore {
   return store as ReconcilableStore;
 }
 
-function checkOptions(options: ReconcileOptions): Required<ReconcileOptions> {
+/** Checks `endpointIds` (of `createInbox` or `reconcile`): a list of endpoint ids. */
+export function checkEndpointIds(value: unknown, path = 'endpointIds'): Array<{ path: string; message: string }> {
+  if (value === undefined) return [];
+  return Array.isArray(value) && value.length > 0 && value.every((id) => typeof id === 'string' && id !== '') ? [] : [{ path, message: 'must be a non-empty array of webhook endpoint ids' }];
+}
+
+function checkOptions(options: ReconcileOptions, inboxEndpointIds: readonly string[] | undefined): Omit<Required<ReconcileOptions>, 'endpointIds'> & { endpointIds: readonly string[] | undefined } {
   const issues: Array<{ path: string; message: string }> = [];
   const client = options?.client;
   if (typeof client?.orders?.get !== 'function' || typeof client?.webhooks?.list !== 'function' || typeof client?.webhooks?.deliveries !== 'function') {
@@ -143,8 +209,9 @@ function checkOptions(options: ReconcileOptions): Required<ReconcileOptions> {
   if (!Array.isArray(finalStatuses) || finalStatuses.some((status) => typeof status !== 'string')) issues.push({ path: 'finalStatuses', message: 'must be an array of order statuses' });
   const maxReads = options?.maxReads ?? 500;
   if (!Number.isSafeInteger(maxReads) || maxReads < 0) issues.push({ path: 'maxReads', message: 'must be a whole number >= 0' });
+  issues.push(...checkEndpointIds(options?.endpointIds));
   if (issues.length > 0) throw new InvalidInputError(issues);
-  return { client, staleAfterMinutes, finalStatuses, maxReads };
+  return { client, staleAfterMinutes, finalStatuses, maxReads, endpointIds: options.endpointIds ?? inboxEndpointIds };
 }
 
 function isNotFound(error: unknown): boolean {
@@ -156,94 +223,4 @@ function isUnreadable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { name, status } = error as { name?: unknown; status?: unknown };
   return name === 'ResponseValidationError' || name === 'InvalidInputError' || status === 400;
-}
-
-function isScopeRefusal(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 403;
-}
-
-/** The `dead` and `retrying` deliveries of every endpoint whose id the inbox does not hold; a reason when the log cannot be read. */
-async function missedDeliveries(client: ReconcileClient, store: ReconcilableStore): Promise<MissedDelivery[] | string> {
-  const failed: MissedDelivery[] = [];
-  try {
-    for (const endpoint of await client.webhooks.list()) {
-      for (const delivery of await client.webhooks.deliveries(endpoint.id, { limit: DELIVERY_LOG_LIMIT })) {
-        if (delivery.status !== 'dead' && delivery.status !== 'retrying') continue;
-        failed.push({
-          deliveryId: delivery.id,
-          event: delivery.event,
-          status: delivery.status,
-          endpointId: endpoint.id,
-          lastError: delivery.last_error,
-          createdAt: delivery.created_at,
-          attemptCount: delivery.attempt_count,
-          givesUpAt: givesUpAt(delivery),
-        });
-      }
-    }
-  } catch (error) {
-    if (!isScopeRefusal(error)) throw error;
-    return 'the key cannot read the delivery log (webhooks:manage is needed for missed deliveries)';
-  }
-  if (failed.length === 0) return [];
-  const known = await store.has(failed.map((each) => each.deliveryId));
-  return failed.filter((each) => !known.has(each.deliveryId));
-}
-
-/**
- * When the service gives up on a retrying delivery: its next attempt, then the rest of the spec 6.4
- * schedule with each attempt failing at once (each may take up to the 10 s answer limit more).
- * Without `next_attempt_at`, from `created_at` and the whole schedule.
- */
-export function givesUpAt(delivery: Pick<WebhookDelivery, 'status' | 'attempt_count' | 'created_at' | 'next_attempt_at'>): string | null {
-  if (delivery.status !== 'retrying') return null;
-  const next = delivery.next_attempt_at === null ? Number.NaN : Date.parse(delivery.next_attempt_at);
-  const sum = (delays: number[]) => delays.reduce((total, seconds) => total + seconds * 1000, 0);
-  const at = Number.isFinite(next) ? next + sum(RETRY_DELAYS_SECONDS.slice(Math.max(0, delivery.attempt_count))) : Date.parse(delivery.created_at) + sum(RETRY_DELAYS_SECONDS);
-  return Number.isFinite(at) ? new Date(at).toISOString() : null;
-}
-
-/**
- * A delivery id made from content: the same change of the same order always gets the same id, so
- * a second reconcile (or two running at once) stores it once. UUID version 5 layout over SHA-1.
- */
-export async function derivedDeliveryId(...parts: string[]): Promise<string> {
-  const name = new TextEncoder().encode(['integration-sdk/inbox/reconcile', ...parts].join('\n'));
-  const hash = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-1', name)).slice(0, 16);
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = [...hash].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-async function createdEntry(order: Order, clock: Clock): Promise<NewInboxEntry> {
-  const deliveryId = await derivedDeliveryId(order.order_id, 'order.created');
-  const created = Math.floor(Date.parse(order.created_at) / 1000);
-  const ts = Number.isFinite(created) ? created : Math.floor(clock.now() / 1000);
-  return synthetic(deliveryId, 'order.created', order.order_id, ts, order, order.status, clock);
-}
-
-/** In the order's turn: after every event of it the inbox holds (by ts, then arrival). */
-async function changeEntry(state: InboxOrderState, order: Order, clock: Clock): Promise<NewInboxEntry> {
-  const previous = state.status ?? '';
-  // The previous status is part of the id: an order that a late delivery moved back (an older change
-  // arriving after the reconciled one) is corrected by the next reconcile, not taken as the same change.
-  const deliveryId = await derivedDeliveryId(order.order_id, 'order.status_changed', previous, order.status);
-  const ts = Math.max(Math.floor(clock.now() / 1000), state.statusTs);
-  const { order_id, display_number, external_order_id, store_id, status } = order;
-  return synthetic(deliveryId, 'order.status_changed', order_id, ts, { order_id, display_number, external_order_id, previous_status: previous, status, store_id }, status, clock);
-}
-
-function synthetic(deliveryId: string, event: string, orderId: string, ts: number, data: unknown, status: string, clock: Clock): NewInboxEntry {
-  return {
-    deliveryId,
-    event,
-    orderId,
-    ts,
-    payload: JSON.stringify({ event, delivery_id: deliveryId, ts, data, source: 'reconcile' }),
-    known: true,
-    receivedAt: clock.now(),
-    source: 'reconcile',
-    orderStatus: status,
-  };
 }

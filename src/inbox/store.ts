@@ -34,6 +34,11 @@ export interface NewInboxEntry {
   /** `'reconcile'` for an entry `inbox.reconcile` made up from an order read back; absent for a real delivery. */
   source?: 'reconcile';
   /**
+   * For a reconcile `order.status_changed`: the order's {@link InboxOrderState.version} in the state
+   * it was made from. The entry is stored covered when the order left its status since.
+   */
+  orderVersion?: number;
+  /**
    * The order status an order event carries (`data.status`); when left out the store reads it from
    * the payload ({@link orderStatusOf}).
    */
@@ -117,8 +122,9 @@ export interface InboxStats {
   /** Entries (of any status) whose authentic body does not match the SDK's schema. */
   invalidPayload: number;
   /**
-   * Deliveries the last `inbox.reconcile` found `dead` or `retrying` at the service that have still
-   * not reached the inbox; absent until a reconcile has run. Filled by `inbox.stats()`, not by stores.
+   * Missed deliveries still open: of the inbox's endpoints, `dead` or `retrying` at the service, not
+   * arrived, not acknowledged, not recovered; absent until a reconcile has run. Filled by
+   * `inbox.stats()`, not by stores.
    */
   missed?: number;
 }
@@ -146,11 +152,14 @@ export interface InboxStore {
    * Stores a delivery durably; `duplicate` (and nothing changed) when its id is already there.
    * With `timeoutMs`, a store that waits for a lock gives up (throws) once that time has passed:
    * the receiver passes what is left of `storeTimeoutMs`, so that no write keeps retrying after
-   * its 503 went out. For an order event it also keeps the order's {@link InboxOrderState}; a real
-   * delivery that a reconcile entry covers (same order and event, same new status for
-   * `order.status_changed`) is stored `done`, its handler never run (returning `duplicate`, or
-   * `stored` where the store learns it only after writing), and changes nothing in the order's
-   * state. Keeping order state and covering are optional, like the reconciliation methods below.
+   * its 503 went out. For an order event it also keeps the order's {@link InboxOrderState} and what
+   * the order has had, and decides in the same transaction whether the event repeats a change the
+   * other way already brought: a reconcile entry for a status the order is already in (or has
+   * left since the state it was made from), a real delivery of a status a reconcile entry brought
+   * and no real delivery has since (unless the order went on and came back). Such an entry is
+   * stored `done`, its handler never run, returning `duplicate` (or `stored` where the store learns
+   * it only after writing a real delivery). The rules are src/inbox/order-history.ts's
+   * `applyOrderEvent`. Keeping order state and covering are optional, like the reconciliation methods below.
    */
   insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
@@ -194,6 +203,18 @@ export interface InboxStore {
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile, if one ran. */
   lastReconcile?(): Promise<ReconcileRecord | undefined>;
+  /**
+   * Keeps the missed deliveries a reconcile found: one it did not know is kept open from `now`; one
+   * it knows gets the service's latest status, attempts, error and give-up time, and stays ended if
+   * it was (an acknowledged miss the delivery log still lists does not come back). Returns the ids
+   * it did not know. Optional, with {@link listMissed} and {@link endMissed}: without them a
+   * reconcile's misses last until the next reconcile.
+   */
+  recordMissed?(missed: readonly MissedDelivery[], now: number): Promise<string[]>;
+  /** Open misses oldest first (by `createdAt`), or ended ones most recently ended first. */
+  listMissed?(request: { open: boolean; limit: number }): Promise<MissedRecord[]>;
+  /** Ends open misses (those named, or all); returns the ids it ended. */
+  endMissed?(request: EndMissedRequest): Promise<string[]>;
 
   // What the dashboard (integration-sdk/dashboard) reads and records. Optional so that a store
   // written for the inbox alone keeps working; both shipped stores have them, and the conformance
@@ -311,6 +332,11 @@ export interface InboxOrderState {
   checkedAt: number | null;
   /** Whether the inbox holds an `order.created` of it (real or reconciled). */
   hasCreated: boolean;
+  /**
+   * How many order events of it the store holds; a reconcile entry made from this state carries it
+   * as `orderVersion`. Absent from a store that keeps no history.
+   */
+  version?: number;
 }
 
 /** What `staleOrders` asks for. */
@@ -343,10 +369,65 @@ export interface MissedDelivery {
   givesUpAt: string | null;
 }
 
+/** How a missed delivery stopped being missed. */
+export type MissedEnding = 'arrived' | 'acknowledged' | 'recovered';
+
+/** A missed delivery as the store keeps it, from the reconcile that first found it until it ends. */
+export interface MissedRecord extends MissedDelivery {
+  /** When a reconcile first found it, epoch ms. */
+  firstSeenAt: number;
+  /** `null` while open; else how, when and (for an acknowledgement) by whom it ended. */
+  ended: { how: MissedEnding; at: number; by: string | null } | null;
+}
+
+/** What {@link InboxStore.endMissed} ends. */
+export interface EndMissedRequest {
+  /** Delivery ids, or every open miss. */
+  deliveryIds: readonly string[] | 'all';
+  how: MissedEnding;
+  at: number;
+  /** Who acknowledged it; `null` for one that arrived or was recovered. */
+  by: string | null;
+}
+
 /** The outcome of a reconcile, as the store keeps it for `stats()` and `doctor --store`. */
 export interface ReconcileRecord {
   ranAt: number;
+  /** The misses open after it (a store without {@link InboxStore.listMissed} keeps them only here). */
   missed: MissedDelivery[];
+  /** The endpoints whose deliveries it counted; absent: every endpoint (a record an earlier version kept). */
+  endpointIds?: string[];
+}
+
+/** A row of the shipped stores' missed table, as either driver returns it. */
+export interface MissedRow {
+  delivery_id: string;
+  event: string;
+  status: string;
+  endpoint_id: string;
+  last_error: string | null;
+  created_at: string;
+  attempt_count: number | string;
+  gives_up_at: string | null;
+  first_seen_at: number | string;
+  ended: string | null;
+  ended_at: number | string | null;
+  ended_by: string | null;
+}
+
+export function missedFromRow(row: MissedRow): MissedRecord {
+  return {
+    deliveryId: row.delivery_id,
+    event: row.event,
+    status: row.status,
+    endpointId: row.endpoint_id,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    attemptCount: Number(row.attempt_count),
+    givesUpAt: row.gives_up_at,
+    firstSeenAt: Number(row.first_seen_at),
+    ended: row.ended === null ? null : { how: row.ended as MissedEnding, at: Number(row.ended_at), by: row.ended_by },
+  };
 }
 
 /** The order events whose per-order state the inbox keeps. */
@@ -368,14 +449,6 @@ export function orderStatusOf(entry: NewInboxEntry): string | null {
   }
 }
 
-/**
- * The status key under which a reconcile entry covers later real deliveries: the new status of an
- * `order.status_changed`, `''` for an `order.created` (one per order).
- */
-export function coverKeyOf(entry: NewInboxEntry, status: string | null): string {
-  return entry.event === 'order.created' ? '' : (status ?? '');
-}
-
 /** A row of the per-order table, as either driver returns it. */
 export interface InboxOrderRow {
   order_id: string;
@@ -384,6 +457,7 @@ export interface InboxOrderRow {
   last_event_at: number | string;
   checked_at: number | string | null;
   has_created: number | boolean;
+  version?: number | string;
 }
 
 export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
@@ -394,6 +468,7 @@ export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
     lastEventAt: Number(row.last_event_at),
     checkedAt: row.checked_at === null ? null : Number(row.checked_at),
     hasCreated: Boolean(row.has_created),
+    ...(row.version !== undefined && { version: Number(row.version) }),
   };
 }
 

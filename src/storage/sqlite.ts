@@ -19,10 +19,12 @@ export interface SqliteDatabase {
 type DatabaseClass = new (path: string) => SqliteDatabase;
 
 /**
- * `Database` from Node 26, `DatabaseSync` on Node 22–25; a `ConfigurationError` naming `owner`
- * where neither exists. `Database` first: on Node 26 `DatabaseSync` is a deprecated alias (DEP0210).
+ * The one feature detection of `node:sqlite`: `Database` from Node 26, `DatabaseSync` on Node
+ * 22.13–25 (`Database` first: on Node 26 `DatabaseSync` is a deprecated alias, DEP0210);
+ * `undefined` on a Node without it (before 22.13, where `process.getBuiltinModule` or the module
+ * is missing).
  */
-export function sqliteDatabaseClass(owner: string, alternative: string): DatabaseClass {
+function nodeSqliteClass(): DatabaseClass | undefined {
   let sqlite: Record<string, unknown> | undefined;
   try {
     sqlite = process.getBuiltinModule?.('node:sqlite') as Record<string, unknown> | undefined;
@@ -30,12 +32,28 @@ export function sqliteDatabaseClass(owner: string, alternative: string): Databas
     sqlite = undefined;
   }
   const found = sqlite?.Database ?? sqlite?.DatabaseSync;
-  if (typeof found !== 'function') {
+  return typeof found === 'function' ? (found as DatabaseClass) : undefined;
+}
+
+/** Whether the SQLite stores can run on this Node. */
+export function nodeSqliteAvailable(): boolean {
+  return nodeSqliteClass() !== undefined;
+}
+
+/** Which parts need which Node, in one sentence: what a command says on a Node without `node:sqlite`. */
+export function sqliteNodeRequirement(): string {
+  return `The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node ${process.versions.node}; the client, webhooks and the Postgres stores run on older Nodes too, so use a Postgres store (a postgres:// URL, which works on every Node) or run this on Node 22.13 or newer.`;
+}
+
+/** `node:sqlite`'s database class; a `ConfigurationError` naming `owner` where there is none. */
+export function sqliteDatabaseClass(owner: string, alternative: string): DatabaseClass {
+  const found = nodeSqliteClass();
+  if (!found) {
     throw new ConfigurationError(
       `${owner} needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use ${alternative}, or upgrade Node.`,
     );
   }
-  return found as DatabaseClass;
+  return found;
 }
 
 /** Whether a driver error means another connection holds the lock (worth waiting for). */

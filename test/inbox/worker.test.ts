@@ -358,6 +358,31 @@ describe('inbox.startWorker', () => {
     expect(lastError).toContain(ORDER.order_id as string);
   });
 
+  it("keeps no payload excerpt of a JSON parse error in lastError: V8's quoted excerpts are cut out", async () => {
+    const { inbox, deliver, start } = setup();
+    const name = 'Mariana Zenaide da Silva';
+    const notes = 'entregar na portaria, falar com Mariana Zenaide';
+    const order = { ...ORDER, customer: { ...(ORDER.customer as object), name }, items: [{ ...(ORDER.items as object[])[0], notes }] };
+    const [first, second] = ['fcfcfcfc-0000-4000-8000-000000000001', 'fcfcfcfc-0000-4000-8000-000000000002'];
+    start({
+      handlers: {
+        'order.created': async (event, ctx) => {
+          // A handler that takes free text for JSON: V8 quotes the start of the text, or the text around the error.
+          if (ctx.deliveryId === first) JSON.parse(event.data.customer.name);
+          else JSON.parse(`{"id": 1, "notes": ${event.data.items[0]!.notes}}`);
+        },
+      },
+      maxAttempts: 1,
+    });
+    await deliver({ event: 'order.created', data: { ...order, order_id: '11111111-0000-4000-8000-0000000000fc' } } as never, first);
+    await deliver({ event: 'order.created', data: { ...order, order_id: '11111111-0000-4000-8000-0000000000fd' } } as never, second);
+    await vi.waitFor(async () => expect((await inbox.stats()).dead).toBe(2));
+    const [byName, byNotes] = [(await inbox.entry(first))!.lastError!, (await inbox.entry(second))!.lastError!];
+    expect(byName).toBe("SyntaxError: Unexpected token 'M', [excerpt] is not valid JSON");
+    expect(byNotes).toBe("SyntaxError: Unexpected token 'e', [excerpt] is not valid JSON");
+    for (const text of [byName, byNotes]) for (const personal of ['Mariana', 'Zenaide', 'portaria', 'notes']) expect(text).not.toContain(personal);
+  });
+
   it('aborts a handler that never settles after handlerTimeoutMs and counts a failed run, so the later events of its order run', async () => {
     const { inbox, manual, deliver, start, afterPoll } = setup();
     const orderId = '11111111-0000-4000-8000-0000000000f9';

@@ -6,8 +6,10 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
+import { migrateMissed, postgresMissedMethods } from './missed.ts';
+import { migrateOrderHistory, storedOrderEvents } from './order-history.ts';
 import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
-import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry, ReconcileRecord } from '../store.ts';
+import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { purgedActivityOf } from './purged-activity.ts';
 
@@ -114,15 +116,16 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       await migrateReconcile(client);
+      await migrateMissed(client, schema);
       await migrateDashboard(client);
       await purged.migrate(client);
     });
 
-  // Reconciliation: the state of each order (kept by insert), the reconcile entries that cover later
-  // real deliveries of the same change, and the last reconcile's outcome.
+  // Reconciliation: the state of each order (kept by insert, with what it has had: see
+  // ./order-history.ts) and the last reconcile's outcome.
   const orders = `"${schema}".inbox_orders`;
-  const reconciled = `"${schema}".inbox_reconciled`;
   const runs = `"${schema}".inbox_reconcile_runs`;
+  const historyTables = { schema, entries: table, orders, statuses: `"${schema}".inbox_order_statuses` };
   async function migrateReconcile(client: PoolClient): Promise<void> {
     const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [orders])).rows;
     await client.query(`
@@ -137,100 +140,28 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       )`);
     // No index on last_event_at: every event moves it (an index would stop HOT updates), and only a
     // reconcile, every few minutes, searches by it.
-    await client.query(`
-      CREATE TABLE IF NOT EXISTS ${reconciled} (
-        order_id TEXT NOT NULL,
-        event TEXT NOT NULL,
-        status TEXT NOT NULL,
-        delivery_id TEXT NOT NULL,
-        PRIMARY KEY (order_id, event, status)
-      )`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${runs} (id INTEGER PRIMARY KEY CHECK (id = 1), ran_at BIGINT NOT NULL, missed TEXT NOT NULL)`);
-    await createOrderStateTrigger(client);
-    if (existing?.found) return;
-    // A database an earlier version wrote: each order's state from its stored entries, read a page
-    // at a time (payloads parsed here, where a malformed one cannot fail the migration).
-    const rows: Array<{ order_id: string; event: string; ts: string; received_at: string; status: string | null }> = [];
-    let after = '0';
-    for (;;) {
-      const page = (
-        await client.query<{ seq: string; order_id: string; event: string; ts: string; received_at: string; payload: string | null }>(
-          `SELECT seq, order_id, event, ts, received_at, payload FROM ${table}
-           WHERE seq > $1 AND order_id IS NOT NULL AND event IN ('order.created', 'order.status_changed') ORDER BY seq LIMIT 1000`,
-          [after],
-        )
-      ).rows;
-      for (const row of page) {
-        const status = row.payload === null ? null : orderStatusOf({ ...entryOf(row), payload: row.payload });
-        rows.push({ order_id: row.order_id, event: row.event, ts: row.ts, received_at: row.received_at, status });
+    if (!existing?.found) {
+      // A database an earlier version wrote: each order's state from its stored entries (payloads
+      // parsed here, where a malformed one cannot fail the migration).
+      const rows = (await storedOrderEvents(client, table)).map((row) => ({ ...row, status: row.payload === null ? null : orderStatusOf({ ...entryOf(row), payload: row.payload }) }));
+      for (const state of backfillOrderStates(rows)) {
+        await client.query(`INSERT INTO ${orders} (order_id, status, status_ts, last_event_at, has_created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`, [
+          state.orderId,
+          state.status,
+          state.statusTs,
+          state.lastEventAt,
+          state.hasCreated,
+        ]);
       }
-      if (page.length < 1000) break;
-      after = page[page.length - 1]!.seq;
     }
-    for (const state of backfillOrderStates(rows)) {
-      await client.query(`INSERT INTO ${orders} (order_id, status, status_ts, last_event_at, has_created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`, [
-        state.orderId,
-        state.status,
-        state.statusTs,
-        state.lastEventAt,
-        state.hasCreated,
-      ]);
-    }
-  }
-
-  // The order's state is kept by a trigger on the entries table, inside the INSERT that stores the
-  // event (no round trip more for the receiver): under a per-order advisory lock, a real delivery that
-  // a reconcile entry covers (same order, event and new status) is marked done; otherwise the order's
-  // state takes it (a status_changed's status when newer by ts, an order.created's only while none is
-  // known); a reconcile entry (the inserting transaction set integration_inbox.source) is remembered.
-  // Newer by ts, then by arrival: concurrent inserts of two changes in one second commit in either order.
-  const TAKES_STATUS = `EXCLUDED.status IS NOT NULL AND (o.status IS NULL OR (NOT EXCLUDED.has_created AND (EXCLUDED.status_ts > o.status_ts
-    OR (EXCLUDED.status_ts = o.status_ts AND EXCLUDED.status_at >= o.status_at))))`;
-  async function createOrderStateTrigger(client: PoolClient): Promise<void> {
-    const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
-    // pg_input_is_valid (Postgres 16) spares a subtransaction per event; before it, a malformed payload is caught.
-    const readStatus =
-      Number(version?.n) >= 160000
-        ? `IF NEW.payload IS NOT NULL AND pg_input_is_valid(NEW.payload, 'jsonb') THEN new_status := (NEW.payload::jsonb) -> 'data' ->> 'status'; END IF;`
-        : `BEGIN new_status := (NEW.payload::jsonb) -> 'data' ->> 'status'; EXCEPTION WHEN others THEN new_status := NULL; END;`;
-    await client.query(`
-      CREATE OR REPLACE FUNCTION "${schema}".inbox_order_state() RETURNS trigger LANGUAGE plpgsql AS $fn$
-      DECLARE
-        new_status text;
-        cover_key text;
-        created boolean := NEW.event = 'order.created';
-        reconciling boolean := coalesce(current_setting('integration_inbox.source', true), '') = 'reconcile';
-      BEGIN
-        -- An order id no real order has (over 1000 bytes) keeps no state: a btree key holds ~2.7 KB at most.
-        IF NEW.order_id IS NULL OR octet_length(NEW.order_id) > 1000 OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
-        PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.order_id));
-        ${readStatus}
-        cover_key := CASE WHEN created THEN '' ELSE coalesce(new_status, '') END;
-        IF reconciling THEN
-          INSERT INTO ${reconciled} (order_id, event, status, delivery_id) VALUES (NEW.order_id, NEW.event, cover_key, NEW.delivery_id) ON CONFLICT DO NOTHING;
-        ELSIF EXISTS (SELECT 1 FROM ${reconciled} WHERE order_id = NEW.order_id AND event = NEW.event AND status = cover_key) THEN
-          UPDATE ${table} SET status = 'done', finished_at = NEW.received_at WHERE seq = NEW.seq;
-          RETURN NULL;
-        END IF;
-        INSERT INTO ${orders} AS o (order_id, status, status_ts, status_at, last_event_at, has_created)
-        VALUES (NEW.order_id, new_status, CASE WHEN created THEN 0 ELSE NEW.ts END, CASE WHEN created THEN 0 ELSE NEW.received_at END, NEW.received_at, created)
-        ON CONFLICT (order_id) DO UPDATE SET
-          status = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status ELSE o.status END,
-          status_ts = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_ts ELSE o.status_ts END,
-          status_at = CASE WHEN ${TAKES_STATUS} THEN EXCLUDED.status_at ELSE o.status_at END,
-          last_event_at = GREATEST(o.last_event_at, EXCLUDED.last_event_at),
-          has_created = o.has_created OR EXCLUDED.has_created;
-        RETURN NULL;
-      END
-      $fn$`);
-    // Created once: CREATE TRIGGER locks the table against every writer while it runs.
-    const [exists] = (await client.query(`SELECT 1 AS found FROM pg_trigger WHERE tgname = 'inbox_entries_order_state' AND tgrelid = $1::regclass`, [table])).rows;
-    if (!exists) await client.query(`CREATE TRIGGER inbox_entries_order_state AFTER INSERT ON ${table} FOR EACH ROW EXECUTE PROCEDURE "${schema}".inbox_order_state()`);
+    await migrateOrderHistory(client, historyTables);
   }
 
   /**
    * Runs the insert of an entry. A reconcile entry is inserted in a transaction that tells the
-   * trigger so (`SET LOCAL integration_inbox.source`); every other entry, as it always was.
+   * trigger so (`integration_inbox.source`, and the order's version it was made from), and reads
+   * back whether the trigger stored it covered; every other entry, as it always was.
    */
   async function withOrderState(
     entry: NewInboxEntry,
@@ -240,8 +171,13 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     const client = await (await getPool()).connect();
     let broken = false;
     try {
-      await client.query(`BEGIN; SET LOCAL integration_inbox.source = 'reconcile'`);
-      const result = await insert(async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[]);
+      await client.query('BEGIN');
+      await client.query(`SELECT set_config('integration_inbox.source', 'reconcile', true), set_config('integration_inbox.order_version', $1, true)`, [
+        entry.orderVersion === undefined ? '' : String(entry.orderVersion),
+      ]);
+      const run = async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[];
+      let result = await insert(run);
+      if (result === 'stored' && (await run<{ status: string }>(`SELECT status FROM ${table} WHERE delivery_id = $1`, [entry.deliveryId]))[0]?.status === 'done') result = 'duplicate';
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -494,7 +430,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async staleOrders({ seenBefore, checkedBefore, finalStatuses, limit }) {
       await migrate();
       const rows = await query<InboxOrderRow>(
-        `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created FROM ${orders}
+        `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM ${orders}
          WHERE last_event_at <= $1 AND (checked_at IS NULL OR checked_at < $2)
            AND (NOT has_created OR status IS NULL OR status <> ALL($3::text[]))
          ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT $4`,
@@ -513,19 +449,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       );
     },
 
-    async saveReconcile(record: ReconcileRecord) {
-      await migrate();
-      await changes(
-        `INSERT INTO ${runs} (id, ran_at, missed) VALUES (1, $1, $2) ON CONFLICT (id) DO UPDATE SET ran_at = EXCLUDED.ran_at, missed = EXCLUDED.missed`,
-        [record.ranAt, JSON.stringify(record.missed)],
-      );
-    },
-
-    async lastReconcile() {
-      await migrate();
-      const [row] = await query<{ ran_at: string; missed: string }>(`SELECT ran_at, missed FROM ${runs} WHERE id = 1`);
-      return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
-    },
+    ...postgresMissedMethods(db, schema, migrate),
 
     async page(request) {
       const { sql, params } = pageQuery(table, request, (n, type) => `$${n}::${type}`);

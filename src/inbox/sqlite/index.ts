@@ -4,9 +4,11 @@
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest, ReconcileRecord } from '../store.ts';
+import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { backfillOrderStates, coverKeyOf, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
+import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf } from '../store.ts';
+import { migrateMissed, sqliteMissedMethods } from './missed.ts';
+import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { PURGED_ACTIVITY_SCHEMA, purgedActivityRows, purgeEntriesCounted, purgePreviewOf } from './purged-activity.ts';
@@ -96,9 +98,9 @@ WHERE ${due}
       OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
 ORDER BY ${due.includes('lease_until') ? 'e.lease_until' : 'e.next_attempt_at'}, e.seq
 LIMIT :limit`;
-// Reconciliation: the state of each order (kept by insert), the reconcile entries that cover later
-// real deliveries of the same change, and the last reconcile's outcome. No index on last_event_at:
-// every event moves it, and only a reconcile (every few minutes) searches by it.
+// Reconciliation: the state of each order (kept by insert, with what it has had: see
+// ./order-history.ts) and the last reconcile's outcome. No index on last_event_at: every event moves
+// it, and only a reconcile (every few minutes) searches by it.
 const RECONCILE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox_orders (
   order_id TEXT PRIMARY KEY,
@@ -109,55 +111,12 @@ CREATE TABLE IF NOT EXISTS inbox_orders (
   checked_at INTEGER,
   has_created INTEGER NOT NULL DEFAULT 0
 );
-CREATE TABLE IF NOT EXISTS inbox_reconciled (
-  order_id TEXT NOT NULL,
-  event TEXT NOT NULL,
-  status TEXT NOT NULL,
-  delivery_id TEXT NOT NULL,
-  PRIMARY KEY (order_id, event, status)
-);
 CREATE TABLE IF NOT EXISTS inbox_reconcile_runs (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   ran_at INTEGER NOT NULL,
   missed TEXT NOT NULL
 );
 `;
-
-// An order.status_changed's status wins when newer (by ts, then arrival: two changes in one second
-// may be written in either order by concurrent receivers); an order.created's only while none is known.
-const TAKES_STATUS = `excluded.status IS NOT NULL AND (inbox_orders.status IS NULL OR (excluded.has_created = 0 AND (excluded.status_ts > inbox_orders.status_ts
-  OR (excluded.status_ts = inbox_orders.status_ts AND excluded.status_at >= inbox_orders.status_at))))`;
-const UPSERT_ORDER = `
-INSERT INTO inbox_orders (order_id, status, status_ts, status_at, last_event_at, has_created) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (order_id) DO UPDATE SET
-  status = CASE WHEN ${TAKES_STATUS} THEN excluded.status ELSE inbox_orders.status END,
-  status_ts = CASE WHEN ${TAKES_STATUS} THEN excluded.status_ts ELSE inbox_orders.status_ts END,
-  status_at = CASE WHEN ${TAKES_STATUS} THEN excluded.status_at ELSE inbox_orders.status_at END,
-  last_event_at = MAX(inbox_orders.last_event_at, excluded.last_event_at),
-  has_created = MAX(inbox_orders.has_created, excluded.has_created)`;
-
-/**
- * Runs the insert of an entry; for an order event, in one transaction with the order's state: a
- * real delivery that a reconcile entry covers (same order, same event, same new status) is stored
- * `done`, its handler never run, and counts as a duplicate.
- */
-function withOrderState(database: Database, entry: NewInboxEntry, insert: () => 'stored' | 'duplicate'): 'stored' | 'duplicate' {
-  if (!tracksOrder(entry)) return insert();
-  return sqliteTransaction(database, () => {
-    if (insert() === 'duplicate') return 'duplicate';
-    const status = orderStatusOf(entry);
-    const key = coverKeyOf(entry, status);
-    if (entry.source === 'reconcile') {
-      database.prepare(`INSERT INTO inbox_reconciled (order_id, event, status, delivery_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`).run(entry.orderId, entry.event, key, entry.deliveryId);
-    } else if (database.prepare(`SELECT 1 AS covered FROM inbox_reconciled WHERE order_id = ? AND event = ? AND status = ?`).get(entry.orderId, entry.event, key)) {
-      database.prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ? WHERE delivery_id = ?`).run(entry.receivedAt, entry.deliveryId);
-      return 'duplicate';
-    }
-    const created = entry.event === 'order.created';
-    database.prepare(UPSERT_ORDER).run(entry.orderId, status, created ? 0 : entry.ts, created ? 0 : entry.receivedAt, entry.receivedAt, created ? 1 : 0);
-    return 'stored';
-  });
-}
 
 /** Creates the reconciliation tables; a database an earlier version wrote gets its orders' state from its entries. */
 function migrateReconcile(database: Database): void {
@@ -225,6 +184,8 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
       database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
       migrateReconcile(database);
+      migrateOrderHistory(database);
+      migrateMissed(database);
       migrateDashboard(database);
       database.exec(PURGED_ACTIVITY_SCHEMA);
     }, deadlineMs);
@@ -259,7 +220,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
 
     insert: (entry: NewInboxEntry, insertOptions?: InsertOptions) =>
       // An order id or body holding U+0000 is stored marked (toText): node:sqlite before Node 24 cuts it there.
-      durable((database) => withOrderState(database, { ...entry, orderId: toText(entry.orderId) }, () => {
+      durable((database) => insertOrderEvent(database, { ...entry, orderId: toText(entry.orderId) }, () => {
         const references = orderReferences(entry);
         const result = database
           .prepare(
@@ -389,7 +350,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       durable((database) => {
         const rows = database
           .prepare(
-            `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created FROM inbox_orders
+            `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM inbox_orders
              WHERE last_event_at <= :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
                AND (has_created = 0 OR status IS NULL OR status NOT IN (SELECT value FROM json_each(:finals)))
              ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT :limit`,
@@ -406,18 +367,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         }),
       ),
 
-    saveReconcile: (record: ReconcileRecord) =>
-      durable((database) => {
-        database
-          .prepare(`INSERT INTO inbox_reconcile_runs (id, ran_at, missed) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, missed = excluded.missed`)
-          .run(record.ranAt, JSON.stringify(record.missed));
-      }),
-
-    lastReconcile: () =>
-      durable((database) => {
-        const row = database.prepare(`SELECT ran_at, missed FROM inbox_reconcile_runs WHERE id = 1`).get() as { ran_at: number; missed: string } | undefined;
-        return row ? { ranAt: Number(row.ran_at), missed: JSON.parse(row.missed) as ReconcileRecord['missed'] } : undefined;
-      }),
+    ...sqliteMissedMethods(durable),
 
     page: (request) =>
       durable((database) => {

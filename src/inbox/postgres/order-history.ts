@@ -1,0 +1,172 @@
+/**
+ * The Postgres side of "a status handled once" (src/inbox/order-history.ts): a trigger on the
+ * entries table keeps, inside the INSERT that stores an order event (no round trip more for the
+ * receiver) and under a per-order advisory lock, the order's state and what it has had, and marks
+ * an event that repeats a change the other way already brought as `done`. It is the same rules as
+ * `applyOrderEvent`, in PL/pgSQL; the shared conformance suite holds both stores to them.
+ */
+import type { PoolClient } from 'pg';
+import { replayHistories, RECONCILE_RANK, type StoredOrderEvent } from '../order-history.ts';
+
+/** The tables the trigger reads and writes, schema-qualified and quoted. */
+export interface OrderHistoryTables {
+  schema: string;
+  entries: string;
+  orders: string;
+  statuses: string;
+}
+
+/** Every order event the entries table holds, oldest first, a page at a time (for migrations). */
+export async function storedOrderEvents(client: PoolClient, entries: string): Promise<StoredOrderEvent[]> {
+  const rows: StoredOrderEvent[] = [];
+  let after = '0';
+  for (;;) {
+    const page = (
+      await client.query<StoredOrderEvent & { seq: string }>(
+        `SELECT seq, order_id, event, ts, received_at, payload FROM ${entries}
+         WHERE seq > $1 AND order_id IS NOT NULL AND event IN ('order.created', 'order.status_changed') ORDER BY seq LIMIT 1000`,
+        [after],
+      )
+    ).rows;
+    rows.push(...page);
+    if (page.length < 1000) return rows;
+    after = page[page.length - 1]!.seq;
+  }
+}
+
+/**
+ * Adds the order's version and pending reconciled `order.created` to the orders table and creates
+ * the per-status table; a database an earlier version wrote gets each order's history by replaying
+ * its stored order events. Then (re)creates the trigger.
+ */
+export async function migrateOrderHistory(client: PoolClient, tables: OrderHistoryTables): Promise<void> {
+  const { orders, statuses } = tables;
+  const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [statuses])).rows;
+  if (!existing?.found) {
+    // ALTER TABLE takes the table's strongest lock even when there is nothing to add: only once.
+    await client.query(`ALTER TABLE ${orders} ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS created_cover BOOLEAN NOT NULL DEFAULT FALSE`);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS ${statuses} (
+        order_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        seen_version BIGINT,
+        entered_from TEXT,
+        left_version BIGINT,
+        cover_version BIGINT,
+        PRIMARY KEY (order_id, status)
+      )`);
+    for (const [orderId, history] of replayHistories(await storedOrderEvents(client, tables.entries))) {
+      await client.query(`UPDATE ${orders} SET version = $2, created_cover = $3 WHERE order_id = $1`, [orderId, history.version, history.createdCover]);
+      for (const [status, evidence] of history.statuses) {
+        await client.query(`INSERT INTO ${statuses} (order_id, status, seen_version, entered_from, left_version, cover_version) VALUES ($1, $2, $3, $4, $5, $6)`, [
+          orderId,
+          status,
+          evidence.seenVersion,
+          evidence.enteredFrom,
+          evidence.leftVersion,
+          evidence.coverVersion,
+        ]);
+      }
+    }
+  }
+  await createOrderStateTrigger(client, tables);
+}
+
+async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses }: OrderHistoryTables): Promise<void> {
+  const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
+  const read = `IF jsonb_typeof(doc -> 'data' -> 'status') = 'string' THEN new_status := doc -> 'data' ->> 'status'; END IF;
+        IF jsonb_typeof(doc -> 'data' -> 'previous_status') = 'string' THEN prev_status := doc -> 'data' ->> 'previous_status'; END IF;`;
+  // pg_input_is_valid (Postgres 16) spares a subtransaction per event; before it, a malformed payload is caught.
+  const readStatuses =
+    Number(version?.n) >= 160000
+      ? `IF NEW.payload IS NOT NULL AND pg_input_is_valid(NEW.payload, 'jsonb') THEN doc := NEW.payload::jsonb; ${read} END IF;`
+      : `BEGIN doc := NEW.payload::jsonb; ${read} EXCEPTION WHEN others THEN new_status := NULL; prev_status := NULL; END;`;
+  // Marks `status` left at this version (the order moved on from it).
+  const leave = (status: string) =>
+    `INSERT INTO ${statuses} (order_id, status, left_version) VALUES (NEW.order_id, ${status}, v)
+       ON CONFLICT (order_id, status) DO UPDATE SET left_version = EXCLUDED.left_version;`;
+  const moveTo = `IF o.status IS NOT NULL AND o.status <> new_status THEN ${leave('o.status')} END IF;
+          o.status := new_status; o.status_ts := NEW.ts; o.status_at := rank;`;
+  await client.query(`
+    CREATE OR REPLACE FUNCTION "${schema}".inbox_order_state() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    DECLARE
+      doc jsonb;
+      new_status text;
+      prev_status text;
+      reconciling boolean := coalesce(current_setting('integration_inbox.source', true), '') = 'reconcile';
+      based_on bigint := nullif(coalesce(current_setting('integration_inbox.order_version', true), ''), '')::bigint;
+      rank bigint := CASE WHEN reconciling THEN ${RECONCILE_RANK} ELSE NEW.received_at END;
+      o ${orders}%ROWTYPE;
+      s ${statuses}%ROWTYPE;
+      f ${statuses}%ROWTYPE;
+      v bigint;
+      covered boolean := false;
+      in_status boolean;
+      takes boolean;
+    BEGIN
+      -- An order id no real order has (over 1000 bytes) keeps no state: a btree key holds ~2.7 KB at most.
+      IF NEW.order_id IS NULL OR octet_length(NEW.order_id) > 1000 OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
+      PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.order_id));
+      ${readStatuses}
+      IF prev_status = new_status THEN prev_status := NULL; END IF;
+      INSERT INTO ${orders} (order_id, last_event_at) VALUES (NEW.order_id, NEW.received_at) ON CONFLICT (order_id) DO NOTHING;
+      SELECT * INTO o FROM ${orders} WHERE order_id = NEW.order_id;
+      v := o.version + 1;
+      o.version := v;
+      o.last_event_at := greatest(o.last_event_at, NEW.received_at);
+
+      IF NEW.event = 'order.created' THEN
+        IF reconciling THEN
+          covered := o.has_created;
+          IF NOT covered THEN o.created_cover := true; END IF;
+        ELSE
+          covered := o.created_cover;
+          o.created_cover := false;
+        END IF;
+        o.has_created := true;
+        -- An order.created's status counts only while no status is known.
+        IF o.status IS NULL AND new_status IS NOT NULL THEN o.status := new_status; o.status_ts := 0; o.status_at := 0; END IF;
+      ELSIF new_status IS NOT NULL THEN
+        SELECT * INTO s FROM ${statuses} WHERE order_id = NEW.order_id AND status = new_status;
+        SELECT * INTO f FROM ${statuses} WHERE order_id = NEW.order_id AND status = prev_status;
+        -- In that status already: the state, or entered and not left since.
+        in_status := o.status IS NOT DISTINCT FROM new_status
+          OR (s.seen_version IS NOT NULL AND NOT (s.left_version IS NOT NULL AND s.left_version >= s.seen_version));
+        -- It follows the current status; else not when it is a late delivery of an older change (its
+        -- status, or the one it came from, was left already); else by ts, then rank.
+        takes := o.status IS NULL OR (prev_status IS NOT NULL AND prev_status = o.status)
+          OR (NOT (s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version))
+              AND NOT (prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version))
+              AND (NEW.ts > o.status_ts OR (NEW.ts = o.status_ts AND rank >= o.status_at)));
+        IF reconciling THEN
+          covered := in_status OR (based_on IS NOT NULL AND coalesce(s.left_version > based_on, false));
+          IF covered THEN
+            IF in_status AND o.status IS DISTINCT FROM new_status THEN ${moveTo} END IF;
+          ELSE
+            INSERT INTO ${statuses} (order_id, status, seen_version, cover_version) VALUES (NEW.order_id, new_status, v, v)
+              ON CONFLICT (order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, cover_version = EXCLUDED.cover_version;
+            IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
+            IF takes THEN ${moveTo} ELSE ${leave('new_status')} END IF;
+          END IF;
+        ELSE
+          covered := s.cover_version IS NOT NULL
+            AND NOT (prev_status IS NOT NULL AND f.entered_from IS NOT DISTINCT FROM new_status AND coalesce(f.seen_version > s.cover_version, false));
+          INSERT INTO ${statuses} AS x (order_id, status, seen_version, entered_from) VALUES (NEW.order_id, new_status, v, prev_status)
+            ON CONFLICT (order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
+              cover_version = CASE WHEN covered THEN NULL ELSE x.cover_version END;
+          IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
+          IF takes THEN ${moveTo} ELSIF o.status IS DISTINCT FROM new_status THEN ${leave('new_status')} END IF;
+        END IF;
+      END IF;
+
+      UPDATE ${orders} SET status = o.status, status_ts = o.status_ts, status_at = o.status_at, last_event_at = o.last_event_at,
+        has_created = o.has_created, version = o.version, created_cover = o.created_cover
+      WHERE order_id = NEW.order_id;
+      IF covered THEN UPDATE ${entries} SET status = 'done', finished_at = NEW.received_at WHERE seq = NEW.seq; END IF;
+      RETURN NULL;
+    END
+    $fn$`);
+  // Created once: CREATE TRIGGER locks the table against every writer while it runs.
+  const [exists] = (await client.query(`SELECT 1 AS found FROM pg_trigger WHERE tgname = 'inbox_entries_order_state' AND tgrelid = $1::regclass`, [entries])).rows;
+  if (!exists) await client.query(`CREATE TRIGGER inbox_entries_order_state AFTER INSERT ON ${entries} FOR EACH ROW EXECUTE PROCEDURE "${schema}".inbox_order_state()`);
+}

@@ -1,0 +1,119 @@
+/**
+ * The SQLite side of "a status handled once" (src/inbox/order-history.ts): each order event is
+ * stored in one write transaction with the order's state and what it has had, and an event that
+ * repeats a change the other way already brought is stored covered (`done`, never run).
+ */
+import { addSqliteColumn, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import { applyOrderEvent, emptyHistory, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
+import { orderStatusOf, tracksOrder, type NewInboxEntry } from '../store.ts';
+
+const STATUSES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS inbox_order_statuses (
+  order_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  seen_version INTEGER,
+  entered_from TEXT,
+  left_version INTEGER,
+  cover_version INTEGER,
+  PRIMARY KEY (order_id, status)
+)`;
+
+interface OrderRow {
+  status: string | null;
+  status_ts: number;
+  status_at: number;
+  last_event_at: number;
+  has_created: number;
+  version: number;
+  created_cover: number;
+}
+interface StatusRow {
+  status: string;
+  seen_version: number | null;
+  entered_from: string | null;
+  left_version: number | null;
+  cover_version: number | null;
+}
+
+function historyOf(database: Database, orderId: string): OrderHistory {
+  const order = database.prepare('SELECT status, status_ts, status_at, last_event_at, has_created, version, created_cover FROM inbox_orders WHERE order_id = ?').get(orderId) as OrderRow | undefined;
+  if (!order) return emptyHistory();
+  const rows = database.prepare('SELECT status, seen_version, entered_from, left_version, cover_version FROM inbox_order_statuses WHERE order_id = ?').all(orderId) as StatusRow[];
+  return {
+    version: Number(order.version),
+    status: order.status,
+    statusTs: Number(order.status_ts),
+    statusRank: Number(order.status_at),
+    lastEventAt: Number(order.last_event_at),
+    hasCreated: Boolean(order.has_created),
+    createdCover: Boolean(order.created_cover),
+    statuses: new Map(rows.map((row) => [row.status, { seenVersion: row.seen_version, enteredFrom: row.entered_from, leftVersion: row.left_version, coverVersion: row.cover_version }])),
+  };
+}
+
+function writeStatus(database: Database, orderId: string, status: string, evidence: StatusEvidence): void {
+  database
+    .prepare(
+      `INSERT INTO inbox_order_statuses (order_id, status, seen_version, entered_from, left_version, cover_version) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (order_id, status) DO UPDATE SET seen_version = excluded.seen_version, entered_from = excluded.entered_from,
+         left_version = excluded.left_version, cover_version = excluded.cover_version`,
+    )
+    .run(orderId, status, evidence.seenVersion, evidence.enteredFrom, evidence.leftVersion, evidence.coverVersion);
+}
+
+function writeHistory(database: Database, orderId: string, history: OrderHistory, changed: Iterable<string>): void {
+  database
+    .prepare(
+      `INSERT INTO inbox_orders (order_id, status, status_ts, status_at, last_event_at, has_created, version, created_cover) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, status_ts = excluded.status_ts, status_at = excluded.status_at,
+         last_event_at = excluded.last_event_at, has_created = excluded.has_created, version = excluded.version, created_cover = excluded.created_cover`,
+    )
+    .run(orderId, history.status, history.statusTs, history.statusRank, history.lastEventAt, history.hasCreated ? 1 : 0, history.version, history.createdCover ? 1 : 0);
+  for (const status of changed) writeStatus(database, orderId, status, history.statuses.get(status)!);
+}
+
+/**
+ * Runs the insert of an entry; for an order event, in one transaction with the order's state and
+ * history. A covered event (see src/inbox/order-history.ts) is stored `done`, never run, and
+ * counts as a duplicate.
+ */
+export function insertOrderEvent(database: Database, entry: NewInboxEntry, insert: () => 'stored' | 'duplicate'): 'stored' | 'duplicate' {
+  if (!tracksOrder(entry)) return insert();
+  return sqliteTransaction(database, () => {
+    if (insert() === 'duplicate') return 'duplicate';
+    const { previousStatus } = statusesOf(entry.payload);
+    const { history, covered, changed } = applyOrderEvent(historyOf(database, entry.orderId), {
+      event: entry.event,
+      status: orderStatusOf(entry),
+      previousStatus,
+      ts: entry.ts,
+      receivedAt: entry.receivedAt,
+      reconcile: entry.source === 'reconcile',
+      basedOnVersion: entry.orderVersion,
+    });
+    writeHistory(database, entry.orderId, history, changed);
+    if (!covered) return 'stored';
+    database.prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ? WHERE delivery_id = ?`).run(entry.receivedAt, entry.deliveryId);
+    return 'duplicate';
+  });
+}
+
+/**
+ * Creates what the rules keep; a database an earlier version wrote gets each order's history by
+ * replaying the order events it holds (the state's status, backfilled before, is kept).
+ */
+export function migrateOrderHistory(database: Database): void {
+  if (database.prepare(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'inbox_order_statuses'`).get()) return;
+  sqliteTransaction(database, () => {
+    addSqliteColumn(database, 'inbox_orders', 'version', 'INTEGER NOT NULL DEFAULT 0');
+    addSqliteColumn(database, 'inbox_orders', 'created_cover', 'INTEGER NOT NULL DEFAULT 0');
+    database.exec(STATUSES_SCHEMA);
+    const rows = database
+      .prepare(`SELECT order_id, event, ts, received_at, payload FROM inbox_entries WHERE order_id IS NOT NULL AND event IN ('order.created', 'order.status_changed') ORDER BY seq`)
+      .all() as { order_id: string; event: string; ts: number; received_at: number; payload: string | null }[];
+    for (const [orderId, history] of replayHistories(rows)) {
+      database.prepare('UPDATE inbox_orders SET version = ?, created_cover = ? WHERE order_id = ?').run(history.version, history.createdCover ? 1 : 0, orderId);
+      for (const [status, evidence] of history.statuses) writeStatus(database, orderId, status, evidence);
+    }
+  });
+}
