@@ -5,8 +5,9 @@
  * the last ones, and those items are simply sent again (absolute values).
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import type { SeenMark, SyncState, StoredSyncRun, SyncKind } from '../state.ts';
+import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
+import { OVERWRITTEN, type AcknowledgedItem, type InFlightItem, type SeenMark, type StockPair, type SyncState, type StoredSyncRun, type SyncKind } from '../state.ts';
+import { stateFailure } from '../state-errors.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -56,6 +57,7 @@ CREATE TABLE IF NOT EXISTS sync_runs (
   error TEXT
 );
 CREATE INDEX IF NOT EXISTS sync_runs_complete ON sync_runs (scope, kind, complete, seq);
+CREATE INDEX IF NOT EXISTS sync_runs_scope ON sync_runs (scope, seq);
 CREATE TABLE IF NOT EXISTS sync_run_errors (
   run_id TEXT NOT NULL,
   idx INTEGER NOT NULL,
@@ -75,12 +77,66 @@ CREATE TABLE IF NOT EXISTS sync_leases (
 );
 `;
 
+/** Columns added after the first version: a file written by it gains them on open. */
+function addLaterColumns(db: SqliteDatabase): void {
+  addSqliteColumn(db, 'sync_items', 'in_flight', 'INTEGER NOT NULL DEFAULT 0');
+  addSqliteColumn(db, 'sync_leases', 'host', 'TEXT');
+  addSqliteColumn(db, 'sync_leases', 'pid', 'INTEGER');
+}
+
 function markSeen(db: SqliteDatabase, scope: string, kind: string, seq: number, marks: readonly SeenMark[]): void {
   db.prepare(
     `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index)
      SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3 FROM json_each(?) WHERE true
      ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
   ).run(scope, kind, seq, JSON.stringify(marks.map((mark) => [mark.key, mark.externalId, mark.storeId, mark.index])));
+}
+
+function markInFlight(db: SqliteDatabase, scope: string, kind: SyncKind, seq: number, items: readonly InFlightItem[]): void {
+  db.prepare(
+    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index, in_flight)
+     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3, 1 FROM json_each(?) WHERE true
+     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index, in_flight = 1`,
+  ).run(scope, kind, seq, JSON.stringify(items.map((item) => [item.key, item.externalId, item.storeId, item.index])));
+  overwritePairs(db, scope, kind, items.flatMap((item) => item.pairs));
+}
+
+/** The other kind's fingerprints of the stock pairs a `kind` write touched no longer hold (see SyncState.markInFlight). */
+function overwritePairs(db: SqliteDatabase, scope: string, kind: SyncKind, pairs: readonly StockPair[]): void {
+  if (pairs.length === 0) return;
+  if (kind === 'catalog') {
+    db.prepare(
+      `UPDATE sync_items SET fingerprint = ?
+       FROM (SELECT value ->> 0 AS key, value ->> 1 AS fingerprint FROM json_each(?)) AS pair
+       WHERE sync_items.scope = ? AND sync_items.kind = 'stock' AND sync_items.key = pair.key
+         AND sync_items.fingerprint IS NOT NULL AND sync_items.fingerprint <> pair.fingerprint`,
+    ).run(OVERWRITTEN, JSON.stringify(pairs.map((pair) => [pair.key, pair.fingerprint])), scope);
+  } else {
+    // store_ids holds the stores joined by spaces (see recordBatch): a store matches as a whole word.
+    db.prepare(
+      `UPDATE sync_items SET fingerprint = ?
+       FROM (SELECT value ->> 0 AS external_id, lower(value ->> 1) AS store_id FROM json_each(?)) AS pair
+       WHERE sync_items.scope = ? AND sync_items.kind = 'catalog' AND sync_items.key = pair.external_id
+         AND sync_items.fingerprint IS NOT NULL AND instr(' ' || lower(sync_items.store_ids) || ' ', ' ' || pair.store_id || ' ') > 0`,
+    ).run(OVERWRITTEN, JSON.stringify(pairs.map((pair) => [pair.externalId, pair.storeId])), scope);
+  }
+}
+
+function acknowledge(db: SqliteDatabase, scope: string, kind: SyncKind, sentAt: number, seq: number, acknowledged: readonly AcknowledgedItem[]): void {
+  db.prepare(
+    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index, in_flight)
+     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4, ?, value ->> 5, 0 FROM json_each(?) WHERE true
+     ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids,
+       seen_seq = excluded.seen_seq, seen_index = excluded.seen_index, in_flight = 0`,
+  ).run(
+    scope,
+    kind,
+    sentAt,
+    seq,
+    // Store ids are UUIDs (checked before sending): joined by spaces, which none can hold.
+    JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, item.storeIds.join(' '), item.index])),
+  );
+  overwritePairs(db, scope, kind, acknowledged.flatMap((item) => item.pairs ?? []));
 }
 
 const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, started_at, finished_at, outcome, complete, total, unchanged, sent, created, updated, errors, orphans, error';
@@ -116,29 +172,43 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       // batch, and at the default the checkpoints' syncs took most of the state's write time.
       database.exec('PRAGMA wal_autocheckpoint = 8000');
       database.exec(SCHEMA);
+      sqliteTransaction(database, () => addLaterColumns(database));
     });
     migrated = true;
   }
   async function run<T>(operation: (db: SqliteDatabase) => T): Promise<T> {
-    await migrate();
-    return file.attempt(operation);
+    try {
+      await migrate();
+      return await file.attempt(operation);
+    } catch (error) {
+      throw stateFailure(error, { state: `SQLite file ${options.path}`, busyTimeoutMs });
+    }
   }
   const write = <T>(operation: (db: SqliteDatabase) => T) => run((database) => sqliteTransaction(database, () => operation(database)));
   const runRow = (row: unknown) => runFromRow(row as RunRow);
 
   return {
-    migrate,
+    migrate: () => run(() => undefined),
 
-    acquireLease: ({ scope, kind, runId, startedAt, now, leaseMs }) =>
+    acquireLease: ({ scope, kind, runId, startedAt, now, leaseMs, host, pid, replacing }) =>
       write((db) => {
-        const held = db.prepare('SELECT run_id, started_at, expires_at FROM sync_leases WHERE scope = ? AND kind = ?').get(scope, kind) as
-          | { run_id: string; started_at: number; expires_at: number }
+        const held = db.prepare('SELECT run_id, started_at, expires_at, host, pid FROM sync_leases WHERE scope = ? AND kind = ?').get(scope, kind) as
+          | { run_id: string; started_at: number; expires_at: number; host: string | null; pid: number | null }
           | undefined;
-        if (held && held.run_id !== runId && held.expires_at > now) return { runId: held.run_id, startedAt: Number(held.started_at) };
+        const free = !held || held.run_id === runId || held.expires_at <= now || held.run_id === replacing;
+        if (!free) return { runId: held.run_id, startedAt: Number(held.started_at), host: held.host, pid: held.pid === null ? null : Number(held.pid) };
         if (held && held.run_id !== runId) {
           db.prepare("UPDATE sync_runs SET outcome = 'interrupted' WHERE run_id = ? AND outcome = 'running'").run(held.run_id);
         }
-        db.prepare('INSERT OR REPLACE INTO sync_leases (scope, kind, run_id, started_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(scope, kind, runId, startedAt, now + leaseMs);
+        db.prepare('INSERT OR REPLACE INTO sync_leases (scope, kind, run_id, started_at, expires_at, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          scope,
+          kind,
+          runId,
+          startedAt,
+          now + leaseMs,
+          host ?? null,
+          pid ?? null,
+        );
         return null;
       }),
 
@@ -169,9 +239,9 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       run((db) => {
         const rows = db
           .prepare(
-            'SELECT key, fingerprint, sent_at, seen_seq, seen_index FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))',
+            'SELECT key, fingerprint, sent_at, seen_seq, seen_index, in_flight FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))',
           )
-          .all(scope, kind, JSON.stringify(keys)) as { key: string; fingerprint: string | null; sent_at: number | null; seen_seq: number | null; seen_index: number | null }[];
+          .all(scope, kind, JSON.stringify(keys)) as { key: string; fingerprint: string | null; sent_at: number | null; seen_seq: number | null; seen_index: number | null; in_flight: number }[];
         return storedItemsByKey(rows);
       }),
 
@@ -180,24 +250,18 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       await write((db) => markSeen(db, scope, kind, seq, marks));
     },
 
-    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, errors }) => {
-      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
+    markInFlight: async ({ scope, kind, seq, items }) => {
+      if (items.length === 0) return;
+      await write((db) => markInFlight(db, scope, kind, seq, items));
+    },
+
+    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) => {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && refused.length === 0 && errors.length === 0) return;
       await write((db) => {
         if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
-        if (acknowledged.length > 0) {
-          db.prepare(
-            `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index)
-             SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4, ?, value ->> 5 FROM json_each(?) WHERE true
-             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids,
-               seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
-          ).run(
-            scope,
-            kind,
-            sentAt,
-            seen.seq,
-            // Store ids are UUIDs (checked before sending): joined by spaces, which none can hold.
-            JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, item.storeIds.join(' '), item.index])),
-          );
+        if (acknowledged.length > 0) acknowledge(db, scope, kind, sentAt, seen.seq, acknowledged);
+        if (refused.length > 0) {
+          db.prepare('UPDATE sync_items SET in_flight = 0 WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(refused));
         }
         if (errors.length > 0) {
           db.prepare(
@@ -235,6 +299,9 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         return Number(row.n);
       }),
 
+    countAcknowledged: (scope, kind) =>
+      run((db) => Number((db.prepare('SELECT count(*) AS n FROM sync_items WHERE scope = ? AND kind = ? AND fingerprint IS NOT NULL').get(scope, kind) as { n: number }).n)),
+
     // By `external_id`: a scan of the scope and kind, with no index on it (forgetting is an operator's
     // occasional act; an index would be paid by every write of every run).
     forget: (scope, kind, externalIds) =>
@@ -256,12 +323,12 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         return row ? runRow(row) : null;
       }),
 
-    runs: (limit, beforeSeq) =>
+    runs: (limit, beforeSeq, scope) =>
       run((db) =>
-        db
-          .prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`)
-          .all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
-          .map(runRow),
+        (scope === undefined
+          ? db.prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`).all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
+          : db.prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE scope = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(scope, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
+        ).map(runRow),
       ),
 
     run: (runId) =>
