@@ -5,7 +5,7 @@ import { stockRules } from '../resources/bulk/item-checks.ts';
 import type { CallOptions } from '../transport/types.ts';
 import { catalogKind, stockKind } from './kinds.ts';
 import { runSync, type RunContext } from './run.ts';
-import { scopeOf } from './scope.ts';
+import { baseUrlOf, scopeOf } from './scope.ts';
 import type { OrphanRow, StoredSyncRun, SyncKind } from './state.ts';
 import type { CatalogSyncResult, CreateSyncOptions, DeactivateResult, StockSyncResult, Sync, SyncOrphan, SyncRunError, SyncRunRecord } from './types.ts';
 
@@ -76,7 +76,7 @@ export function createSync(options: CreateSyncOptions): Sync {
   let scope: Promise<string> | undefined;
   const currentScope = () => {
     scope ??= client.health().then(
-      (health) => scopeOf(client.baseUrl, health),
+      (health) => scopeOf(baseUrlOf(client), health),
       (error: unknown) => {
         scope = undefined;
         throw error;

@@ -24,7 +24,7 @@ export class SyncRunInProgressError extends IntegrationError {
 
   constructor(kind: SyncKind, runId: string, startedAt: number) {
     const at = new Date(startedAt).toISOString();
-    super(`A ${kind} sync run is already in progress for this service, merchant and key scope: run ${runId}, started ${at}. Wait for it to finish (a run whose process died frees it within 60 s).`);
+    super(`A ${kind} sync run is already in progress for this service, merchant and key scope: run ${runId}, started ${at}. Wait for it to finish (a run whose process died frees it within 60 s, or at once for the next run on the same host).`);
     this.kind = kind;
     this.runId = runId;
     this.startedAt = new Date(startedAt);
