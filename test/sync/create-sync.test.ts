@@ -269,7 +269,8 @@ describe('sync.catalog', () => {
       ['ITEM-3', [store]],
     ]);
     expect(orphans[0]!.lastSentAt).toBeInstanceOf(Date);
-    const deactivated = await sync.deactivate('catalog', orphans);
+    // Half of the catalog: above the guard's 10%, confirmed with the exact count (test/sync/deactivate-guard.test.ts).
+    const deactivated = await sync.deactivate('catalog', orphans, { confirm: 2 });
     expect(deactivated).toMatchObject({ deactivated: 2, errors: 0 });
     expect(sandbox.getProduct('ITEM-2')?.stores[store!]?.active).toBe(false);
     expect(sandbox.getProduct('ITEM-0')?.stores[store!]?.active).not.toBe(false);
@@ -293,6 +294,18 @@ describe('sync.catalog', () => {
     expect(runs[0]!.error).toContain('cursor lost');
     // Every batch sent before the input broke settled and was recorded; the next run finds them.
     expect(await sync.catalog(products(1500))).toMatchObject({ unchanged: 1500, sent: 0 });
+  });
+
+  it("lists the runs of its own client's scope, or every scope when asked", async () => {
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const full = syncOn(sandbox, path);
+    const limited = syncOn(sandbox, path, { apiKey: sandbox.keys.oneStore });
+    const mine = await full.sync.catalog(products(1));
+    const theirs = await limited.sync.catalog(products(1));
+    expect((await collect(full.sync.runs())).map((run) => run.runId)).toEqual([mine.runId]);
+    expect((await collect(limited.sync.runs())).map((run) => run.runId)).toEqual([theirs.runId]);
+    expect((await collect(full.sync.runs({ allScopes: true }))).map((run) => run.runId)).toEqual([theirs.runId, mine.runId]);
   });
 
   it('forgets one item or all: they are sent again', async () => {
@@ -345,7 +358,7 @@ describe('sync.stock orphans', () => {
     expect((await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).orphans).toBe(1);
     const orphans = await collect(sync.orphans('stock'));
     expect(orphans.map((o) => [o.external_id, o.store_ids])).toEqual([[known, [s2]]]);
-    expect(await sync.deactivate('stock', orphans)).toMatchObject({ deactivated: 1, errors: 0 });
+    expect(await sync.deactivate('stock', orphans, { confirm: 1 })).toMatchObject({ deactivated: 1, errors: 0 });
     expect(sandbox.getProduct(known)?.stores[s2!]?.active).toBe(false);
     exchanges.length = 0;
     expect(await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).toMatchObject({ unchanged: 1, sent: 0, orphans: 0 });
