@@ -1,5 +1,7 @@
 // The delta sync against the sandbox over its socket, with real SQLite files: every request on the
 // wire is counted by the client's recording fetch.
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from 'integration-sdk/sandbox';
 import { createSync, SyncRunInProgressError, type Sync } from 'integration-sdk/sync';
@@ -245,6 +247,30 @@ describe('sync.catalog', () => {
     release();
     expect(await first).toMatchObject({ total: 6, created: 6 });
     expect((await b.sync.catalog(products(6))).unchanged).toBe(6);
+  });
+
+  it("takes at once a lease whose holder was a process on this host that is gone, and no other holder's", async () => {
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const state = sqliteSyncState({ path });
+    onCleanup(() => state.close());
+    const { sync } = syncOn(sandbox, path);
+    await sync.catalog(products(1));
+    const { scope } = (await state.runs(1))[0]!;
+    const exited = spawn(process.execPath, ['-e', '']);
+    const gonePid = await new Promise<number>((resolve) => exited.on('exit', () => resolve(exited.pid!)));
+    const holders = [
+      { host: hostname(), pid: process.pid, taken: false },
+      { host: 'another-host', pid: gonePid, taken: false },
+      { host: hostname(), pid: gonePid, taken: true },
+    ];
+    for (const [n, holder] of holders.entries()) {
+      expect(await state.acquireLease({ scope, kind: 'catalog', runId: `holder-${n}`, startedAt: Date.now(), now: Date.now(), leaseMs: 60_000, host: holder.host, pid: holder.pid })).toBeNull();
+      const run = sync.catalog(products(1));
+      if (holder.taken) expect(await run).toMatchObject({ unchanged: 1 });
+      else await expect(run).rejects.toMatchObject({ name: 'SyncRunInProgressError', runId: `holder-${n}` });
+      await state.releaseLease({ scope, kind: 'catalog', runId: `holder-${n}` });
+    }
   });
 
   it('reports orphans only after a complete run and deactivates them on request', async () => {
