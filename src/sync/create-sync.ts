@@ -5,8 +5,9 @@ import { checkShare, deactivateOrphans, DEFAULT_MAX_DEACTIVATE_SHARE } from './d
 import { catalogKind, stockKind } from './kinds.ts';
 import { runSync, type RunContext } from './run.ts';
 import { baseUrlOf, scopeOf } from './scope.ts';
-import type { OrphanRow, StoredSyncRun, SyncKind } from './state.ts';
-import type { CatalogSyncResult, CreateSyncOptions, StockSyncResult, Sync, SyncOrphan, SyncRunError, SyncRunRecord } from './types.ts';
+import { recordOf } from './run-record.ts';
+import type { OrphanRow, SyncKind } from './state.ts';
+import type { CatalogSyncResult, CreateSyncOptions, StockSyncResult, Sync, SyncOrphan, SyncRunError } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 1000;
@@ -19,29 +20,6 @@ function maxAgeMsOf(maxAgeDays: unknown): number {
   if (maxAgeDays === undefined || maxAgeDays === Infinity) return Infinity;
   if (typeof maxAgeDays !== 'number' || !(maxAgeDays >= 0)) throw new ConfigurationError('maxAgeDays must be a number of days >= 0 (0 resends everything; leave it out or Infinity to never resend for age).');
   return maxAgeDays * DAY_MS;
-}
-
-function recordOf(run: StoredSyncRun): SyncRunRecord {
-  return {
-    runId: run.runId,
-    kind: run.kind,
-    baseUrl: run.baseUrl,
-    merchantId: run.merchantId,
-    startedAt: new Date(run.startedAt),
-    finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
-    outcome: run.outcome,
-    complete: run.complete,
-    full: run.full,
-    total: run.total,
-    unchanged: run.unchanged,
-    sent: run.sent,
-    ...(run.created === undefined ? {} : { created: run.created }),
-    updated: run.updated,
-    errors: run.errors,
-    orphans: run.orphans,
-    durationMs: run.finishedAt === null ? null : run.finishedAt - run.startedAt,
-    error: run.error,
-  };
 }
 
 /**
