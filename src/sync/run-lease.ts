@@ -1,5 +1,6 @@
 // One run per scope and kind: the lease, taken at the start (or taken over from a run whose process
 // on this host is gone), and renewed while the run is alive.
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
 import { SyncLeaseLostError, SyncRunInProgressError } from './errors.ts';
@@ -12,6 +13,24 @@ export interface Lease {
   scope: string;
   kind: SyncKind;
   runId: string;
+}
+
+let host: string | undefined;
+/**
+ * This process's host as a lease records it: the host name and, on Linux, the PID namespace. A pid
+ * means something only inside its namespace, and two containers may share a host name (host
+ * networking): without it, one would take the other's live run for dead.
+ */
+export function leaseHost(): string {
+  if (host !== undefined) return host;
+  let namespace = '';
+  try {
+    namespace = readlinkSync('/proc/self/ns/pid');
+  } catch {
+    // Not Linux, or /proc is not mounted: the host name alone.
+  }
+  host = namespace === '' ? hostname() : `${hostname()} ${namespace}`;
+  return host;
 }
 
 /** Whether the holder's process is known to be gone: it ran on this host and its pid no longer exists. */
@@ -32,7 +51,7 @@ function holderIsGone(holder: LeaseHolder, host: string): boolean {
  * job restarted after a crash does not wait out the dead run's minute.
  */
 export async function takeLease(state: SyncState, lease: Lease, at: { startedAt: number; now: number }): Promise<void> {
-  const host = hostname();
+  const host = leaseHost();
   const request = { ...lease, ...at, leaseMs: LEASE_MS, host, pid: process.pid };
   let holder = await state.acquireLease(request);
   if (holder && holderIsGone(holder, host)) holder = await state.acquireLease({ ...request, replacing: holder.runId });

@@ -1,13 +1,13 @@
 // The delta sync against the sandbox over its socket, with real SQLite files: every request on the
 // wire is counted by the client's recording fetch.
 import { spawn } from 'node:child_process';
-import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from 'integration-sdk/sandbox';
 import { createSync, SyncRunInProgressError, type Sync } from 'integration-sdk/sync';
 import { sqliteSyncState } from 'integration-sdk/sync/sqlite';
 import { clientFor, ManualClock, onCleanup, startSandbox, type Exchange } from '../e2e/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
+import { leaseHost } from '../../src/sync/run-lease.ts';
 
 const dir = tempDir('sync-e2e');
 afterAll(() => dir.remove());
@@ -260,9 +260,11 @@ describe('sync.catalog', () => {
     const exited = spawn(process.execPath, ['-e', '']);
     const gonePid = await new Promise<number>((resolve) => exited.on('exit', () => resolve(exited.pid!)));
     const holders = [
-      { host: hostname(), pid: process.pid, taken: false },
+      { host: leaseHost(), pid: process.pid, taken: false },
       { host: 'another-host', pid: gonePid, taken: false },
-      { host: hostname(), pid: gonePid, taken: true },
+      // The same host name in another PID namespace (a container on the host's network) is another host.
+      { host: leaseHost().split(' ')[0]!, pid: gonePid, taken: process.platform !== 'linux' },
+      { host: leaseHost(), pid: gonePid, taken: true },
     ];
     for (const [n, holder] of holders.entries()) {
       expect(await state.acquireLease({ scope, kind: 'catalog', runId: `holder-${n}`, startedAt: Date.now(), now: Date.now(), leaseMs: 60_000, host: holder.host, pid: holder.pid })).toBeNull();
