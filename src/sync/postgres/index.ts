@@ -4,8 +4,10 @@
  * it (one run per scope and kind at a time, by lease). Needs `pg` ≥ 8, an optional peer dependency.
  */
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { OVERWRITTEN, type AcknowledgedItem, type InFlightItem, type SeenMark, type StockPair, type SyncKind, type SyncState } from '../state.ts';
+import type { SyncState } from '../state.ts';
 import { stateFailure } from '../state-errors.ts';
+import { itemStatements, type Statement } from './item-statements.ts';
+import { createTables, tablesOf } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
@@ -31,8 +33,6 @@ function describeLocation(options: PostgresSyncStateOptions, schema: string): st
   }
 }
 
-type Statement = [string, unknown[]];
-
 /**
  * The sync state on Postgres.
  *
@@ -47,10 +47,7 @@ type Statement = [string, unknown[]];
 export function postgresSyncState(options: PostgresSyncStateOptions): SyncState {
   const schema = checkPostgresOptions('postgresSyncState', options, options?.schema ?? 'integration_sync');
   const db = postgresPool('postgresSyncState', options);
-  const items = `"${schema}".items`;
-  const runs = `"${schema}".runs`;
-  const runErrors = `"${schema}".run_errors`;
-  const leases = `"${schema}".leases`;
+  const { items, runs, runErrors, leases } = tablesOf(schema);
   const where = { state: describeLocation(options, schema) };
   /** Runs `operation`, a driver's failure becoming one sentence that names the state. */
   async function named<T>(operation: () => Promise<T>): Promise<T> {
@@ -61,71 +58,7 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
     }
   }
 
-  const migrateTables = () =>
-    db.migrateOnce(`integration-sdk-sync:${schema}`, async (client) => {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${items} (
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          key TEXT NOT NULL,
-          external_id TEXT NOT NULL,
-          store_id TEXT NOT NULL,
-          fingerprint TEXT,
-          sent_at BIGINT,
-          store_ids TEXT[],
-          seen_seq BIGINT,
-          seen_index BIGINT,
-          PRIMARY KEY (scope, kind, key)
-        )`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${runs} (
-          seq BIGSERIAL PRIMARY KEY,
-          run_id TEXT NOT NULL UNIQUE,
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          base_url TEXT NOT NULL,
-          merchant_id TEXT NOT NULL,
-          is_full BOOLEAN NOT NULL,
-          started_at BIGINT NOT NULL,
-          finished_at BIGINT,
-          outcome TEXT NOT NULL,
-          complete BOOLEAN NOT NULL DEFAULT false,
-          total BIGINT NOT NULL DEFAULT 0,
-          unchanged BIGINT NOT NULL DEFAULT 0,
-          sent BIGINT NOT NULL DEFAULT 0,
-          created BIGINT,
-          updated BIGINT NOT NULL DEFAULT 0,
-          errors BIGINT NOT NULL DEFAULT 0,
-          orphans BIGINT,
-          error TEXT
-        )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS runs_complete ON ${runs} (scope, kind, complete, seq)`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${runErrors} (
-          run_id TEXT NOT NULL,
-          idx BIGINT NOT NULL,
-          external_id TEXT NOT NULL,
-          store_id TEXT,
-          code TEXT NOT NULL,
-          message TEXT NOT NULL,
-          PRIMARY KEY (run_id, idx)
-        )`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${leases} (
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          run_id TEXT NOT NULL,
-          started_at BIGINT NOT NULL,
-          expires_at BIGINT NOT NULL,
-          PRIMARY KEY (scope, kind)
-        )`);
-      // Added after the first version: a database written by it gains them here.
-      await client.query(`ALTER TABLE ${items} ADD COLUMN IF NOT EXISTS in_flight BOOLEAN NOT NULL DEFAULT false`);
-      await client.query(`ALTER TABLE ${leases} ADD COLUMN IF NOT EXISTS host TEXT`);
-      await client.query(`ALTER TABLE ${leases} ADD COLUMN IF NOT EXISTS pid INTEGER`);
-      await client.query(`CREATE INDEX IF NOT EXISTS runs_scope ON ${runs} (scope, seq)`);
-    });
+  const migrateTables = () => db.migrateOnce(`integration-sdk-sync:${schema}`, (client) => createTables(client, schema));
   const migrate = () => named(migrateTables);
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
@@ -155,54 +88,7 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
     });
   }
   const runRow = (row: RunRow) => runFromRow(row);
-  const markSeenStatement = (scope: string, kind: string, seq: number, marks: readonly SeenMark[]): [string, unknown[]] => [
-    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-     SELECT $1, $2, k, e, s, $3, i FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(k, e, s, i)
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
-    [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
-  ];
-  const inFlightStatement = (scope: string, kind: string, seq: number, marks: readonly InFlightItem[]): Statement => [
-    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, seen_seq, seen_index, in_flight)
-     SELECT $1, $2, k, e, s, $3, i, true FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(k, e, s, i)
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index, in_flight = true`,
-    [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
-  ];
-  /** The other kind's fingerprints of the stock pairs a `kind` write touched no longer hold (see SyncState.markInFlight). */
-  const overwriteStatements = (scope: string, kind: SyncKind, pairs: readonly StockPair[]): Statement[] => {
-    if (pairs.length === 0) return [];
-    if (kind === 'catalog') {
-      return [[
-        `UPDATE ${items} AS item SET fingerprint = $1 FROM unnest($3::text[], $4::text[]) AS pair(key, fingerprint)
-         WHERE item.scope = $2 AND item.kind = 'stock' AND item.key = pair.key AND item.fingerprint IS NOT NULL AND item.fingerprint <> pair.fingerprint`,
-        [OVERWRITTEN, scope, pairs.map((p) => p.key), pairs.map((p) => p.fingerprint)],
-      ]];
-    }
-    return [[
-      `UPDATE ${items} AS item SET fingerprint = $1 FROM unnest($3::text[], $4::text[]) AS pair(external_id, store_id)
-       WHERE item.scope = $2 AND item.kind = 'catalog' AND item.key = pair.external_id AND item.fingerprint IS NOT NULL
-         AND lower(pair.store_id) = ANY (SELECT lower(store) FROM unnest(item.store_ids) AS store)`,
-      [OVERWRITTEN, scope, pairs.map((p) => p.externalId), pairs.map((p) => p.storeId)],
-    ]];
-  };
-  const acknowledgeStatement = (scope: string, kind: string, sentAt: number, seq: number, acknowledged: readonly AcknowledgedItem[]): Statement => [
-    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index, in_flight)
-     SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' '), $9, i, false FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::bigint[]) AS t(k, e, s, f, ids, i)
-     ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, sent_at = EXCLUDED.sent_at, store_ids = EXCLUDED.store_ids,
-       seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index, in_flight = false`,
-    [
-      scope,
-      kind,
-      sentAt,
-      acknowledged.map((a) => a.key),
-      acknowledged.map((a) => a.externalId),
-      acknowledged.map((a) => a.storeId),
-      acknowledged.map((a) => a.fingerprint),
-      // Store ids are UUIDs (checked before sending): a space cannot occur in one.
-      acknowledged.map((a) => a.storeIds.join(' ')),
-      seq,
-      acknowledged.map((a) => a.index),
-    ],
-  ];
+  const { markSeenStatement, inFlightStatement, overwriteStatements, acknowledgeStatement } = itemStatements(items);
 
   return {
     migrate,

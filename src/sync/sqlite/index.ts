@@ -6,9 +6,11 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import { OVERWRITTEN, type AcknowledgedItem, type InFlightItem, type SeenMark, type StockPair, type SyncState, type StoredSyncRun, type SyncKind } from '../state.ts';
+import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
+import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
 import { stateFailure } from '../state-errors.ts';
+import { acknowledge, markInFlight, markSeen } from './item-writes.ts';
+import { addLaterColumns, SCHEMA } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -20,124 +22,6 @@ export interface SqliteSyncStateOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sync_items (
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  key TEXT NOT NULL,
-  external_id TEXT NOT NULL,
-  store_id TEXT NOT NULL,
-  fingerprint TEXT,
-  sent_at INTEGER,
-  store_ids TEXT,
-  seen_seq INTEGER,
-  seen_index INTEGER,
-  PRIMARY KEY (scope, kind, key)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_runs (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id TEXT NOT NULL UNIQUE,
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  base_url TEXT NOT NULL,
-  merchant_id TEXT NOT NULL,
-  is_full INTEGER NOT NULL,
-  started_at INTEGER NOT NULL,
-  finished_at INTEGER,
-  outcome TEXT NOT NULL,
-  complete INTEGER NOT NULL DEFAULT 0,
-  total INTEGER NOT NULL DEFAULT 0,
-  unchanged INTEGER NOT NULL DEFAULT 0,
-  sent INTEGER NOT NULL DEFAULT 0,
-  created INTEGER,
-  updated INTEGER NOT NULL DEFAULT 0,
-  errors INTEGER NOT NULL DEFAULT 0,
-  orphans INTEGER,
-  error TEXT
-);
-CREATE INDEX IF NOT EXISTS sync_runs_complete ON sync_runs (scope, kind, complete, seq);
-CREATE INDEX IF NOT EXISTS sync_runs_scope ON sync_runs (scope, seq);
-CREATE TABLE IF NOT EXISTS sync_run_errors (
-  run_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  external_id TEXT NOT NULL,
-  store_id TEXT,
-  code TEXT NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_leases (
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  run_id TEXT NOT NULL,
-  started_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  PRIMARY KEY (scope, kind)
-);
-`;
-
-/** Columns added after the first version: a file written by it gains them on open. */
-function addLaterColumns(db: SqliteDatabase): void {
-  addSqliteColumn(db, 'sync_items', 'in_flight', 'INTEGER NOT NULL DEFAULT 0');
-  addSqliteColumn(db, 'sync_leases', 'host', 'TEXT');
-  addSqliteColumn(db, 'sync_leases', 'pid', 'INTEGER');
-}
-
-function markSeen(db: SqliteDatabase, scope: string, kind: string, seq: number, marks: readonly SeenMark[]): void {
-  db.prepare(
-    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3 FROM json_each(?) WHERE true
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
-  ).run(scope, kind, seq, JSON.stringify(marks.map((mark) => [mark.key, mark.externalId, mark.storeId, mark.index])));
-}
-
-function markInFlight(db: SqliteDatabase, scope: string, kind: SyncKind, seq: number, items: readonly InFlightItem[]): void {
-  db.prepare(
-    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index, in_flight)
-     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3, 1 FROM json_each(?) WHERE true
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index, in_flight = 1`,
-  ).run(scope, kind, seq, JSON.stringify(items.map((item) => [item.key, item.externalId, item.storeId, item.index])));
-  overwritePairs(db, scope, kind, items.flatMap((item) => item.pairs));
-}
-
-/** The other kind's fingerprints of the stock pairs a `kind` write touched no longer hold (see SyncState.markInFlight). */
-function overwritePairs(db: SqliteDatabase, scope: string, kind: SyncKind, pairs: readonly StockPair[]): void {
-  if (pairs.length === 0) return;
-  if (kind === 'catalog') {
-    db.prepare(
-      `UPDATE sync_items SET fingerprint = ?
-       FROM (SELECT value ->> 0 AS key, value ->> 1 AS fingerprint FROM json_each(?)) AS pair
-       WHERE sync_items.scope = ? AND sync_items.kind = 'stock' AND sync_items.key = pair.key
-         AND sync_items.fingerprint IS NOT NULL AND sync_items.fingerprint <> pair.fingerprint`,
-    ).run(OVERWRITTEN, JSON.stringify(pairs.map((pair) => [pair.key, pair.fingerprint])), scope);
-  } else {
-    // store_ids holds the stores joined by spaces (see recordBatch): a store matches as a whole word.
-    db.prepare(
-      `UPDATE sync_items SET fingerprint = ?
-       FROM (SELECT value ->> 0 AS external_id, lower(value ->> 1) AS store_id FROM json_each(?)) AS pair
-       WHERE sync_items.scope = ? AND sync_items.kind = 'catalog' AND sync_items.key = pair.external_id
-         AND sync_items.fingerprint IS NOT NULL AND instr(' ' || lower(sync_items.store_ids) || ' ', ' ' || pair.store_id || ' ') > 0`,
-    ).run(OVERWRITTEN, JSON.stringify(pairs.map((pair) => [pair.externalId, pair.storeId])), scope);
-  }
-}
-
-function acknowledge(db: SqliteDatabase, scope: string, kind: SyncKind, sentAt: number, seq: number, acknowledged: readonly AcknowledgedItem[]): void {
-  db.prepare(
-    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index, in_flight)
-     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4, ?, value ->> 5, 0 FROM json_each(?) WHERE true
-     ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids,
-       seen_seq = excluded.seen_seq, seen_index = excluded.seen_index, in_flight = 0`,
-  ).run(
-    scope,
-    kind,
-    sentAt,
-    seq,
-    // Store ids are UUIDs (checked before sending): joined by spaces, which none can hold.
-    JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, item.storeIds.join(' '), item.index])),
-  );
-  overwritePairs(db, scope, kind, acknowledged.flatMap((item) => item.pairs ?? []));
 }
 
 /** Pages of WAL between two automatic checkpoints (4 KB each). */
