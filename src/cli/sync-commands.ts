@@ -124,7 +124,7 @@ async function syncRuns(clientOf: () => IntegrationClient, options: RunsOptions)
       made = clientOf();
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
-      throw new UsageError(`${error.message.replace(/\.$/, '')}: sync runs lists the runs of the key's scope (service, merchant, key stores); --all-scopes lists every scope's without a key.`);
+      throw new UsageError(`${error.message.replace(/\.$/, '')}; sync runs lists the runs of the key's scope (service, merchant, key stores), or every scope's with --all-scopes, which needs no key.`);
     }
     client = () => made;
   }

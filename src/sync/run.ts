@@ -154,9 +154,11 @@ class SyncRun<Result extends ItemResultShape> {
       if (batch.length === 0) return;
       this.#tally.sent += batch.length;
       if (this.#dryRun) continue;
+      // Marked while the batch before it is still in flight, so the write costs no time of its own; a
+      // run that dies before sending it only sends these items again.
+      await this.#markInFlight(batch);
       if (this.#inFlight.length >= concurrency) await this.#inFlight.shift();
       this.#throwIfRecordFailed();
-      await this.#markInFlight(batch);
       this.#batches += 1;
       this.#inFlight.push(this.#send(batch).then((settled) => this.#queueRecord(settled)));
     }
