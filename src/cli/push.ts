@@ -13,19 +13,11 @@ import { checkOutputPaths } from './output-paths.ts';
 import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind, type ReadOptions } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
-import { syncPush, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
+import type { PushOptions, SyncPushOptions } from './push-options.ts';
+import { syncStateOption } from './sync-commands.ts';
+import { syncPush } from './sync-push.ts';
 
-/** Options of `catalog push` / `stock push` as commander hands them over. */
-export interface PushOptions {
-  format?: string;
-  dryRun?: boolean;
-  resume?: boolean;
-  errors?: string;
-  encoding?: string;
-  delimiter?: string;
-  concurrency: number;
-  json?: boolean;
-}
+export type { PushOptions } from './push-options.ts';
 
 /** The service's limit per request. */
 const BATCH_SIZE = 500;
@@ -82,7 +74,7 @@ export async function push(client: PushClient | undefined, kind: PushKind, file:
   const sync = options as SyncPushOptions;
   if (syncStateOption(sync.state)) return syncPush(client, kind, file, options);
   // Never a silent plain push for a user who asked for deactivation or a resend rule.
-  const needsState = [sync.full && '--full', sync.maxAge !== undefined && '--max-age', sync.deactivateMissing && '--deactivate-missing'].filter(Boolean);
+  const needsState = [sync.full && '--full', sync.maxAge !== undefined && '--max-age', sync.deactivateMissing && '--deactivate-missing', sync.confirmDeactivate !== undefined && '--confirm-deactivate'].filter(Boolean);
   if (needsState.length > 0) throw new UsageError(`${needsState.join(', ')} ${needsState.length === 1 ? 'works' : 'work'} only with --state <sqlite file | postgres URL> (or INTEGRATION_SYNC_STATE): without a state every item is sent anyway and nothing is deactivated.`);
   const format = formatOf(file, options.format);
   const reading = { encoding: encodingOf(options.encoding), delimiter: options.delimiter };

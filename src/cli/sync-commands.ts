@@ -1,25 +1,16 @@
-// The delta sync on the command line: `catalog push` / `stock push` with `--state` send only what
-// changed (docs/sync.md), and `sync runs` / `sync forget` read and clear the state. The state's
-// location is a SQLite file or a Postgres URL (which may carry a password: INTEGRATION_SYNC_STATE).
+// The delta sync on the command line: the push options it adds (a push with `--state` is run by
+// sync-push.ts), where its state is and how its failures are named, and `sync runs` / `sync forget`,
+// which read and clear the state. The state's location is a SQLite file or a Postgres URL (which may
+// carry a password: INTEGRATION_SYNC_STATE).
 import { existsSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { IntegrationClient } from '../index.ts';
-import type { CatalogSyncResult, StockSyncResult, Sync, SyncProgress, SyncState } from '../sync/index.ts';
+import type { Sync, SyncRunRecord, SyncState } from '../sync/index.ts';
 import { UsageError } from './config.ts';
-import { ErrorsFile } from './errors-file.ts';
-import { failure as describeFailure, redact, SYNC_STATE } from './failure.ts';
-import { formatOf, readItems, type PushKind } from './input.ts';
-import type { PushOptions } from './push.ts';
+import { failure as describeFailure, redact, storeFailure, SYNC_STATE } from './failure.ts';
 
-/** The push options the sync adds. */
-export interface SyncPushOptions extends PushOptions {
-  state?: string;
-  full?: boolean;
-  maxAge?: number;
-  deactivateMissing?: boolean;
-}
+export type { SyncPushOptions } from './push-options.ts';
 
 /** The state location from `--state` or INTEGRATION_SYNC_STATE; `undefined` when neither is set. */
 export function syncStateOption(option: string | undefined): string | undefined {
@@ -33,17 +24,23 @@ function days(value: string): number {
   return parsed;
 }
 
-/** Adds `--state`, `--full`, `--max-age` and `--deactivate-missing` to a push command. */
+function count(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('--confirm-deactivate must be the whole number of missing items the push said it would deactivate.');
+  return Number(value);
+}
+
+/** Adds `--state`, `--full`, `--max-age`, `--deactivate-missing` and `--confirm-deactivate` to a push command. */
 export function addSyncPushOptions(command: Command): Command {
   return command
     .option('--state <location>', 'delta sync: a SQLite file or a Postgres URL holding what was acknowledged; only changed items are sent (default: INTEGRATION_SYNC_STATE)')
     .option('--full', 'with --state: send everything and refresh the state')
     .option('--max-age <days>', 'with --state: also send items not sent for this many days', days)
-    .option('--deactivate-missing', 'with --state: after a complete run, send active: false for items acknowledged before and missing from this file');
+    .option('--deactivate-missing', 'with --state: after a complete run, send active: false for items acknowledged before and missing from this file (more than 10% of them, or all of them after an empty file, only with --confirm-deactivate)')
+    .option('--confirm-deactivate <n>', 'with --deactivate-missing: the exact number of missing items to deactivate, as a refused push stated it', count);
 }
 
 /** Loaded on use: a push without a state, and every other command, pay nothing for the sync. */
-async function openSync(client: IntegrationClient, location: string, maxAgeDays?: number): Promise<Sync> {
+export async function openSync(client: IntegrationClient, location: string, maxAgeDays?: number): Promise<Sync> {
   const { createSync } = await import('../sync/index.ts');
   return createSync({ client, state: await openSyncState(location), maxAgeDays });
 }
@@ -57,158 +54,16 @@ export async function openSyncState(location: string): Promise<SyncState> {
   return sqliteSyncState({ path: location });
 }
 
-/** Where each fed item came from: its line, in a typed array that grows (4 bytes an item). */
-class Lines {
-  #lines = new Uint32Array(1024);
-  length = 0;
-  push(line: number): void {
-    if (this.length === this.#lines.length) {
-      const grown = new Uint32Array(this.#lines.length * 2);
-      grown.set(this.#lines);
-      this.#lines = grown;
-    }
-    this.#lines[this.length++] = line;
-  }
-  at(index: number): number {
-    return this.#lines[index] ?? 0;
-  }
-}
-
-/** `catalog push --state` / `stock push --state`: returns the exit code (0 ok, 1 items failed, 2 could not run, 130 interrupted). */
-export async function syncPush(client: (() => IntegrationClient) | undefined, kind: PushKind, file: string, options: SyncPushOptions): Promise<number> {
-  const location = syncStateOption(options.state)!;
-  const command = kind === 'catalog' ? 'catalog push' : 'stock push';
-  if (!client) throw new UsageError(`${command} --state needs the key, even with --dry-run: the state is kept per service, merchant and key scope (set INTEGRATION_API_KEY).`);
-  const format = formatOf(file, options.format);
-  const errorsPath = options.errors ?? `${file}.errors.csv`;
-  const json = options.json === true;
-  const dryRun = options.dryRun === true;
-  if (options.resume && !json) console.log(`${command}: with --state, every acknowledged and unchanged item is skipped by the state itself; the whole file is read again.`);
-
-  // As a push without a state (push.ts): hold V8's young generation at its size so far, so that a
-  // long run over a large file does not keep growing it (the run itself keeps nothing per item).
-  setFlagsFromString('--semi-space-growth-factor=1');
-  const sync = await openSync(client(), location, options.maxAge);
-  const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    process.stderr.write('Stopping: what the service acknowledged is kept, the rest is sent by the next run (Ctrl-C again to exit at once).\n');
-    controller.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSigint);
-
-  const errors = new ErrorsFile(errorsPath, false);
-  const lines = new Lines();
-  let unreadable = 0;
-  async function* items(): AsyncGenerator<never> {
-    for await (const record of readItems(file, kind, format)) {
-      if (record.item === undefined) {
-        unreadable++;
-        errors.write({ line: record.line, external_id: record.external_id, store_id: record.store_id, code: record.error?.code ?? 'VALIDATION_ERROR', message: record.error?.message ?? 'unreadable item' });
-        continue;
-      }
-      lines.push(record.line);
-      yield record.item as never;
-    }
-  }
-
-  let lastShown = 0;
-  let latest: SyncProgress | undefined;
-  const show = (progress: SyncProgress, force = false) => {
-    latest = progress;
-    const now = Date.now();
-    if (!force && now - lastShown < 1000) return;
-    lastShown = now;
-    const counts = { done: progress.itemsDone + unreadable, unchanged: progress.unchanged, sent: progress.sent, ...(kind === 'catalog' ? { created: progress.created ?? 0 } : {}), updated: progress.updated, errors: progress.errors + unreadable };
-    if (json) process.stdout.write(`${JSON.stringify({ event: 'progress', ...counts })}\n`);
-    else process.stderr.write(`${command}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
-  };
-
-  try {
-    const runOptions = { dryRun, full: options.full, signal: controller.signal, concurrency: options.concurrency, onProgress: (p: SyncProgress) => show(p) };
-    const start = (): Promise<CatalogSyncResult | StockSyncResult> => (kind === 'catalog' ? sync.catalog(items(), runOptions) : sync.stock(items(), runOptions));
-    const result = options.resume ? await waitingForLease(start, command, json, controller.signal) : await start();
-    // The last progress, whatever the throttle held back: a short run's only line said "done 0".
-    if (latest) show(latest, true);
-    for (const failed of result.results) {
-      const storeId = (failed as { store_id?: string }).store_id ?? '';
-      errors.write({ line: lines.at(failed.index), external_id: failed.external_id, store_id: storeId, code: failed.error?.code ?? 'UNKNOWN', message: failed.error?.message ?? `status ${failed.status}` });
-    }
-    const total = result.total + unreadable;
-    const errorCount = result.errors + unreadable;
-    if (dryRun) {
-      const report = { dry_run: true, items: total, changed: result.sent, unchanged: result.unchanged, rejected: errorCount, errors_file: errors.count > 0 ? errorsPath : null };
-      if (json) console.log(JSON.stringify(report));
-      else console.log(`Dry run: ${result.sent} of ${total} changed (would be sent), ${result.unchanged} unchanged, ${errorCount} rejected locally${errors.count > 0 ? ` (see ${errorsPath})` : ''}. Nothing was sent.`);
-      return errorCount > 0 ? 1 : 0;
-    }
-    let deactivated: number | undefined;
-    if (options.deactivateMissing) {
-      const outcome = await sync.deactivate(kind, sync.orphans(kind));
-      deactivated = outcome.deactivated;
-      for (const failed of outcome.results) errors.write({ line: 0, external_id: failed.external_id, store_id: failed.store_id ?? '', code: failed.error.code, message: `deactivate: ${failed.error.message}` });
-    }
-    const summary = { items: total, unchanged: result.unchanged, sent: result.sent, ...(kind === 'catalog' ? { created: (result as { created: number }).created } : {}), updated: result.updated, errors: errorCount, orphans: result.orphans };
-    if (json) console.log(JSON.stringify({ event: 'done', command, complete: true, run_id: result.runId, ...summary, ...(deactivated === undefined ? {} : { deactivated }), errors_file: errors.count > 0 ? errorsPath : null }));
-    else {
-      const parts = Object.entries(summary).filter(([k]) => k !== 'items' && k !== 'orphans').map(([k, v]) => `${k} ${v}`);
-      console.log(`${command}: ${total} items, ${parts.join(', ')}${result.orphans ? `, ${result.orphans} missing from this file${deactivated === undefined ? '' : ` (${deactivated} deactivated)`}` : ''}${errors.count > 0 ? `; rejected items in ${errorsPath}` : ''}`);
-    }
-    return errorCount > 0 ? 1 : 0;
-  } catch (error) {
-    if (interrupted) {
-      console.error(`Interrupted: what the service acknowledged is recorded in ${redactLocation(location)}; run the same command again to send the rest.`);
-      return 130;
-    }
-    const { message, code } = describeFailure(error, SYNC_STATE);
-    console.error(`${command} stopped: ${redact(message)} (what was acknowledged is recorded; run the same command again to send the rest).`);
-    return code;
-  } finally {
-    process.off('SIGINT', onSigint);
-    await errors.close();
-    await sync.close();
-  }
-}
-
-/** The longest a resumed push waits for a dead run's lease: its 60 s, and a little more. */
-const LEASE_WAIT_MS = 65_000;
-const LEASE_POLL_MS = 2_000;
-
 /**
- * `--resume` right after a crash: the dead run's lease still holds the kind for up to 60 s. Rather
- * than fail, the resumed push waits for it (saying so), then starts; any other error is thrown.
+ * A sync command's failure in one sentence and its exit code, naming the sync state (`--state`,
+ * INTEGRATION_SYNC_STATE) when the state is what failed, never the inbox's store.
  */
-async function waitingForLease<T>(start: () => Promise<T>, command: string, json: boolean, signal: AbortSignal): Promise<T> {
-  const deadline = Date.now() + LEASE_WAIT_MS;
-  let told = false;
-  for (;;) {
-    try {
-      return await start();
-    } catch (error) {
-      const held = (error as { name?: unknown })?.name === 'SyncRunInProgressError';
-      if (!held || Date.now() >= deadline) throw error;
-      if (!told && !json) {
-        const { runId, startedAt } = error as { runId: string; startedAt: Date };
-        process.stderr.write(`${command}: run ${runId} (started ${startedAt.toISOString()}) still holds the lease; if its process died, it frees within 60 s. Waiting...\n`);
-      }
-      told = true;
-      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-      signal.throwIfAborted();
-    }
+export function syncFailure(error: unknown): { message: string; code: number } {
+  if ((error as { name?: unknown })?.name === 'SyncStateError') {
+    const { message, cause } = error as Error;
+    return { message: storeFailure(cause, SYNC_STATE) ?? message, code: 2 };
   }
-}
-
-/** A Postgres URL without its password, for messages. */
-function redactLocation(location: string): string {
-  try {
-    const url = new URL(location);
-    if (url.password) url.password = '***';
-    return url.protocol.startsWith('postgres') ? url.href : location;
-  } catch {
-    return location;
-  }
+  return describeFailure(error, SYNC_STATE);
 }
 
 /** The state of `sync runs` / `sync forget`: these read an existing one, and never create a file for a mistyped path. */
@@ -221,45 +76,93 @@ function requireState(option: string | undefined): string {
   return location;
 }
 
-/** `sync runs`: the history, newest first. Needs no key. */
-async function syncRuns(options: { state?: string; limit?: number; json?: boolean }): Promise<number> {
-  const state = await openSyncState(requireState(options.state));
+/** Runs `sync runs` / `sync forget`, saying a failure in one sentence that names the sync state. */
+async function namingTheState(action: () => Promise<number>): Promise<number> {
   try {
-    const runs = await state.runs(options.limit ?? 20);
-    if (options.json) {
-      for (const run of runs) {
-        const { scope: _scope, seq: _seq, ...shown } = run;
-        console.log(JSON.stringify({ ...shown, startedAt: new Date(run.startedAt).toISOString(), finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString() }));
-      }
-      return 0;
+    return await action();
+  } catch (error) {
+    const { message, code } = syncFailure(error);
+    console.error(redact(message));
+    return code;
+  }
+}
+
+interface RunsOptions {
+  state?: string;
+  limit?: number;
+  json?: boolean;
+  allScopes?: boolean;
+}
+
+/** The runs of the key's scope (one health() call), or of every scope without a key. */
+async function runsOf(location: string, client: (() => IntegrationClient) | undefined, limit: number): Promise<SyncRunRecord[]> {
+  const runs: SyncRunRecord[] = [];
+  if (client) {
+    const sync = await openSync(client(), location);
+    try {
+      for await (const run of sync.runs({ limit })) runs.push(run);
+    } finally {
+      await sync.close();
     }
-    if (runs.length === 0) {
-      console.log('No sync runs recorded yet.');
-      return 0;
-    }
-    for (const run of runs) {
-      const counts = [`total ${run.total}`, `unchanged ${run.unchanged}`, `sent ${run.sent}`, ...(run.created === undefined ? [] : [`created ${run.created}`]), `updated ${run.updated}`, `errors ${run.errors}`];
-      if (run.orphans !== null) counts.push(`orphans ${run.orphans}`);
-      console.log(`${new Date(run.startedAt).toISOString()}  ${run.kind.padEnd(7)}  ${run.outcome.padEnd(11)}  ${run.runId}  ${counts.join(', ')}${run.error ? `  (${run.error})` : ''}`);
-    }
-    return 0;
+    return runs;
+  }
+  const [state, { recordOf }] = await Promise.all([openSyncState(location), import('../sync/run-record.ts')]);
+  try {
+    return (await state.runs(limit)).map(recordOf);
   } finally {
     await state.close();
   }
 }
 
+/** `sync runs`: the history, newest first, of the key's scope; with `--all-scopes`, of every scope (no key needed). */
+async function syncRuns(clientOf: () => IntegrationClient, options: RunsOptions): Promise<number> {
+  const location = requireState(options.state);
+  let client: (() => IntegrationClient) | undefined;
+  if (options.allScopes !== true) {
+    let made: IntegrationClient;
+    try {
+      made = clientOf();
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      throw new UsageError(`${error.message.replace(/\.$/, '')}; sync runs lists the runs of the key's scope (service, merchant, key stores), or every scope's with --all-scopes, which needs no key.`);
+    }
+    client = () => made;
+  }
+  return namingTheState(async () => {
+    const runs = await runsOf(location, client, options.limit ?? 20);
+    if (options.json) {
+      for (const run of runs) console.log(JSON.stringify(run));
+      return 0;
+    }
+    if (runs.length === 0) {
+      console.log(options.allScopes ? 'No sync runs recorded yet.' : "No sync runs recorded yet for this key's scope (--all-scopes lists every scope's).");
+      return 0;
+    }
+    for (const run of runs) {
+      const counts = [`total ${run.total}`, `unchanged ${run.unchanged}`, `sent ${run.sent}`, ...(run.created === undefined ? [] : [`created ${run.created}`]), `updated ${run.updated}`, `errors ${run.errors}`];
+      if (run.orphans !== null) counts.push(`orphans ${run.orphans}`);
+      const whose = options.allScopes ? `  merchant ${run.merchantId} at ${run.baseUrl}` : '';
+      console.log(`${run.startedAt.toISOString()}  ${run.kind.padEnd(7)}  ${run.outcome.padEnd(11)}  ${run.runId}  ${counts.join(', ')}${run.error ? `  (${run.error})` : ''}${whose}`);
+    }
+    return 0;
+  });
+}
+
 /** `sync forget catalog|stock [--external-id id]`: needs the key, for the scope. */
 async function syncForget(client: IntegrationClient, kind: string, options: { state?: string; externalId?: string[]; json?: boolean }): Promise<number> {
   if (kind !== 'catalog' && kind !== 'stock') throw new UsageError(`sync forget takes catalog or stock, not ${JSON.stringify(kind)}.`);
-  const sync = await openSync(client, requireState(options.state));
-  try {
-    const forgotten = await sync.forget(kind, options.externalId ? { externalIds: options.externalId } : undefined);
-    if (options.json) console.log(JSON.stringify({ kind, forgotten }));
-    else console.log(`Forgot ${forgotten} ${kind} item${forgotten === 1 ? '' : 's'}: ${forgotten === 0 ? 'nothing changes' : 'the next push sends them again'}.`);
-    return 0;
-  } finally {
-    await sync.close();
-  }
+  const location = requireState(options.state);
+  return namingTheState(async () => {
+    const sync = await openSync(client, location);
+    try {
+      const forgotten = await sync.forget(kind, options.externalId ? { externalIds: options.externalId } : undefined);
+      if (options.json) console.log(JSON.stringify({ kind, forgotten }));
+      else console.log(`Forgot ${forgotten} ${kind} item${forgotten === 1 ? '' : 's'}: ${forgotten === 0 ? 'nothing changes' : 'the next push sends them again'}.`);
+      return 0;
+    } finally {
+      await sync.close();
+    }
+  });
 }
 
 /** Registers `sync runs` and `sync forget`. */
@@ -271,15 +174,16 @@ export function registerSyncCommands(
   const sync = group('sync', 'the delta sync state: runs | forget catalog|stock', 'integration-sdk sync runs --state ./integration-state.db');
   sync
     .command('runs')
-    .description('list the sync runs recorded in the state, newest first')
+    .description("list the sync runs of the key's scope recorded in the state, newest first")
     .option('--state <location>', 'SQLite file or Postgres URL (default: INTEGRATION_SYNC_STATE)')
     .option('--limit <n>', 'how many', (value: string) => {
       if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('--limit must be a whole number ≥ 1.');
       return Number(value);
     })
+    .option('--all-scopes', "every scope's runs (every key, merchant and service that used the state); needs no key")
     .option('--json', 'print one JSON object per run')
     .addHelpText('after', '\nExample:\n  integration-sdk sync runs --state ./integration-state.db --limit 10')
-    .action(run(async (options: { state?: string; limit?: number; json?: boolean }) => syncRuns(options)));
+    .action(run(async (options: RunsOptions, command: Command) => syncRuns(() => clientOf(command), options)));
   sync
     .command('forget')
     .description('forget what was acknowledged (all of a kind, or some external_ids): the next push sends it again')

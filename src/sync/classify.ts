@@ -1,12 +1,14 @@
 // Reads the input in windows and sorts each item into rejected (the bulk writes' own checks and
 // repeat rule, over the whole input), unchanged (its fingerprint is what the service last
-// acknowledged) or changed. One state lookup and one write per window, never one per item.
+// acknowledged, and no batch carrying it went unanswered) or changed. One state lookup and one write
+// per window, never one per item, and a turn of the event loop every few ms of work (see pacer.ts).
 import { raceAbort } from '../clock.ts';
 import { markCheckedCopy, plainCopy, UNREADABLE_ITEM } from '../resources/bulk/item-checks.ts';
 import type { BulkInput, ItemResultShape, ItemRules } from '../resources/bulk/types.ts';
 import { FirstOccurrences } from '../resources/bulk/windowing.ts';
 import { fingerprintOf } from './fingerprint.ts';
-import type { SeenMark, StoredItem, SyncKind, SyncState } from './state.ts';
+import { Pacer } from './pacer.ts';
+import type { SeenMark, StockPair, StoredItem, SyncKind, SyncState } from './state.ts';
 
 /**
  * Items read per state window: one batch's worth (the default batch size), so that when everything
@@ -25,6 +27,8 @@ export interface ChangedItem {
   item: unknown;
   fingerprint: string;
   storeIds: string[];
+  /** The stock pairs it writes (see `SyncState.markInFlight`). */
+  pairs: StockPair[];
 }
 
 /** When an item with a fingerprint is sent anyway. */
@@ -42,6 +46,7 @@ export interface ClassifierPlan<Result extends ItemResultShape> {
   kind: SyncKind;
   rules: ItemRules<Result>;
   storeIdsOf: (checked: unknown) => string[];
+  pairsOf: (checked: unknown, fingerprint: string) => StockPair[];
   state: SyncState;
   scope: string;
   resend: ResendRules;
@@ -49,13 +54,8 @@ export interface ClassifierPlan<Result extends ItemResultShape> {
   signal: AbortSignal | undefined;
   /** Called with each local rejection, in input order. */
   onRejected: (result: Result) => void;
-  /** Called after each window of the input is read and judged; the run records answers that arrived meanwhile. */
-  onWindow: () => Promise<void>;
-  /**
-   * Resolves once no batch's answer is being recorded: a window's state is read and judged with none
-   * in progress (a record removes items from the claimed-but-unwritten set that judging consults).
-   */
-  quiet: () => Promise<void>;
+  /** Called after each window of the input is read and judged. */
+  onWindow: () => void;
 }
 
 interface Read {
@@ -74,13 +74,12 @@ export class Classifier<Result extends ItemResultShape> {
   #buffer: ChangedItem[] = [];
   /**
    * Changed items claimed by this run whose seen marks are not in the state yet: they are written
-   * with their batch's answer (one write instead of two), and found here until then.
+   * with their batch's in-flight marks (one write instead of two), and found here until then.
    */
   readonly #unwritten = new Map<string, number>();
+  readonly #pacer = new Pacer();
   #position = 0;
   #ended = false;
-  /** While a window's state is read and judged: answers are recorded before or after, not during. */
-  judging = false;
   /** Items read so far. */
   read = 0;
   unchanged = 0;
@@ -119,7 +118,7 @@ export class Classifier<Result extends ItemResultShape> {
     return taken;
   }
 
-  /** The seen marks of these changed items are now in the state. */
+  /** The seen marks of these changed items are now in the state (with their in-flight marks). */
   written(items: readonly ChangedItem[]): void {
     for (const item of items) if (this.#unwritten.get(item.key) === item.index) this.#unwritten.delete(item.key);
   }
@@ -141,6 +140,8 @@ export class Classifier<Result extends ItemResultShape> {
     const reads: Read[] = [];
     while (reads.length < STATE_WINDOW) {
       signal?.throwIfAborted();
+      // Reading a slow iterator is work too: checked every few items, the clock costs next to nothing.
+      if ((reads.length & 63) === 0) await this.#pacer.pace();
       const pending = this.#iterator.next();
       // A sync iterator's step is used as is: awaiting every item would cost a turn per item.
       const step = this.#async ? await raceAbort(Promise.resolve(pending), signal) : (pending as IteratorResult<unknown>);
@@ -153,19 +154,13 @@ export class Classifier<Result extends ItemResultShape> {
     if (reads.length === 0) return;
     const { state, scope, kind } = this.#plan;
     const keys = [...new Set(reads.flatMap((read) => (read.key === undefined ? [] : [read.key])))];
-    // No answer is recorded from here to the end of judging (records wait for `judging` to end).
-    this.judging = true;
-    let marks: SeenMark[];
-    try {
-      await this.#plan.quiet();
-      const stored = keys.length > 0 ? await state.lookup(scope, kind, keys) : new Map<string, StoredItem>();
-      marks = this.#judge(reads, stored);
-    } finally {
-      this.judging = false;
-    }
+    const stored = keys.length > 0 ? await state.lookup(scope, kind, keys) : new Map<string, StoredItem>();
+    await this.#pacer.pace();
+    const marks = this.#judge(reads, stored);
     const { repeats } = this.#plan;
     if (repeats.kind === 'state') await state.markSeen(scope, kind, repeats.seq, marks);
-    await this.#plan.onWindow();
+    this.#plan.onWindow();
+    await this.#pacer.pace();
   }
 
   /** Reads an item once into its plain copy (what is checked, hashed and sent) and its repeat key. */
@@ -212,6 +207,8 @@ export class Classifier<Result extends ItemResultShape> {
         resend.maxAgeMs === 0 ||
         before?.fingerprint == null ||
         before.fingerprint !== fingerprint ||
+        // Sent before without an answer saying what became of it: what the service holds is unknown.
+        before.inFlight ||
         (resend.maxAgeMs !== Infinity && resend.now - (before.sentAt ?? 0) > resend.maxAgeMs);
       if (!changed) {
         this.unchanged += 1;
@@ -226,7 +223,8 @@ export class Classifier<Result extends ItemResultShape> {
       // Sent through the client's bulk write, which would copy it again: it is that copy already.
       markCheckedCopy(judged);
       const ids = idsOf(judged);
-      this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: this.#plan.storeIdsOf(judged) });
+      const { storeIdsOf, pairsOf } = this.#plan;
+      this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: storeIdsOf(judged), pairs: pairsOf(judged, fingerprint) });
     }
     return marks;
   }

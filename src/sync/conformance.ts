@@ -36,12 +36,12 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
 
     it('gives the lease to one run at a time, names the holder, and lets it go on expiry or release', async () => {
       expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'a', startedAt: T0, now: T0, leaseMs: LEASE })).toBeNull();
-      expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'b', startedAt: T0 + 1, now: T0 + 1, leaseMs: LEASE })).toEqual({ runId: 'a', startedAt: T0 });
+      expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'b', startedAt: T0 + 1, now: T0 + 1, leaseMs: LEASE })).toMatchObject({ runId: 'a', startedAt: T0 });
       // Another kind, another scope: free.
       expect(await state.acquireLease({ scope: 's1', kind: 'stock', runId: 'c', startedAt: T0, now: T0, leaseMs: LEASE })).toBeNull();
       expect(await state.acquireLease({ scope: 's2', kind: 'catalog', runId: 'd', startedAt: T0, now: T0, leaseMs: LEASE })).toBeNull();
       expect(await state.renewLease({ scope: 's1', kind: 'catalog', runId: 'a', now: T0 + 30_000, leaseMs: LEASE })).toBe(true);
-      expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'b', startedAt: T0, now: T0 + 80_000, leaseMs: LEASE })).toEqual({ runId: 'a', startedAt: T0 });
+      expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'b', startedAt: T0, now: T0 + 80_000, leaseMs: LEASE })).toMatchObject({ runId: 'a', startedAt: T0 });
       expect(await state.acquireLease({ scope: 's1', kind: 'catalog', runId: 'b', startedAt: T0, now: T0 + 90_001, leaseMs: LEASE })).toBeNull();
       expect(await state.renewLease({ scope: 's1', kind: 'catalog', runId: 'a', now: T0 + 90_002, leaseMs: LEASE })).toBe(false);
       await state.releaseLease({ scope: 's1', kind: 'catalog', runId: 'b' });
@@ -71,12 +71,12 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
         errors: [{ index: 1, external_id: 'B', code: 'INTERNAL', message: 'boom' }],
       });
       const found = await state.lookup('s1', 'catalog', ['A', 'B', 'C']);
-      expect(found.get('A')).toEqual({ fingerprint: 'fa', sentAt: T0 + 5, seenSeq: seq, seenIndex: 0 });
-      expect(found.get('B')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 1 });
+      expect(found.get('A')).toEqual({ fingerprint: 'fa', sentAt: T0 + 5, seenSeq: seq, seenIndex: 0, inFlight: false });
+      expect(found.get('B')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 1, inFlight: false });
       expect(found.has('C')).toBe(false);
       expect((await state.orphans('s1', 'catalog', seq + 1, null, 10))[0]).toMatchObject({ externalId: 'A', storeIds: ['st-1', 'st-2'] });
       // A batch's seen marks are written with its answer, acknowledged or not.
-      expect((await state.lookup('s1', 'catalog', ['D'])).get('D')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3 });
+      expect((await state.lookup('s1', 'catalog', ['D'])).get('D')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3, inFlight: false });
       expect((await state.lookup('s2', 'catalog', ['A'])).size).toBe(0);
       expect((await state.lookup('s1', 'stock', ['A'])).size).toBe(0);
       expect(await state.runErrors('r1', -1, 10)).toEqual([{ index: 1, external_id: 'B', code: 'INTERNAL', message: 'boom' }]);
@@ -117,6 +117,132 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect(runs[0]!.created).toBe(undefined);
       expect(runs[1]).toMatchObject({ outcome: 'running', finishedAt: null });
       expect((await state.runs(10, runs[0]!.seq)).map((r) => r.runId)).toEqual(['r1']);
+    });
+
+    it('lists the runs of one scope when asked', async () => {
+      await run('r1', 's1', 'catalog');
+      await run('r2', 's2', 'catalog');
+      await run('r3', 's1', 'stock');
+      expect((await state.runs(10, undefined, 's1')).map((r) => r.runId)).toEqual(['r3', 'r1']);
+      expect((await state.runs(1, undefined, 's1')).map((r) => r.runId)).toEqual(['r3']);
+      const [newest] = await state.runs(10, undefined, 's1');
+      expect((await state.runs(10, newest!.seq, 's1')).map((r) => r.runId)).toEqual(['r1']);
+      expect((await state.runs(10, undefined, 's2')).map((r) => r.runId)).toEqual(['r2']);
+      expect(await state.runs(10, undefined, 'nobody')).toEqual([]);
+    });
+
+    it('marks a batch in flight before it leaves: an acknowledgement or a refusal clears the mark, no answer keeps it', async () => {
+      const seq = await run('r1');
+      const item = (key: string, index: number) => ({ key, externalId: key, storeId: '', index, pairs: [] });
+      // A, B and C were acknowledged by an earlier batch.
+      await state.recordBatch({
+        scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0, seen: { seq, marks: [] }, errors: [],
+        acknowledged: ['A', 'B', 'C'].map((key, index) => ({ key, index, externalId: key, storeId: '', fingerprint: `old-${key}`, storeIds: [] })),
+      });
+      await state.markInFlight({ scope: 's1', kind: 'catalog', seq, items: [item('A', 0), item('B', 1), item('C', 2), item('N', 3)] });
+      const marked = await state.lookup('s1', 'catalog', ['A', 'B', 'C', 'N']);
+      expect(marked.get('A')).toEqual({ fingerprint: 'old-A', sentAt: T0, seenSeq: seq, seenIndex: 0, inFlight: true });
+      // A new item gets a row without a fingerprint, in flight and seen.
+      expect(marked.get('N')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3, inFlight: true });
+      // The answer: A acknowledged, B refused (VALIDATION_ERROR); C and N got no word.
+      await state.recordBatch({
+        scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0 + 7, seen: { seq, marks: [] },
+        acknowledged: [{ key: 'A', index: 0, externalId: 'A', storeId: '', fingerprint: 'new-A', storeIds: [] }],
+        refused: ['B'],
+        errors: [{ index: 1, external_id: 'B', code: 'VALIDATION_ERROR', message: 'price' }],
+      });
+      const after = await state.lookup('s1', 'catalog', ['A', 'B', 'C', 'N']);
+      expect(after.get('A')).toMatchObject({ fingerprint: 'new-A', sentAt: T0 + 7, inFlight: false });
+      expect(after.get('B')).toMatchObject({ fingerprint: 'old-B', sentAt: T0, inFlight: false });
+      expect(after.get('C')).toMatchObject({ fingerprint: 'old-C', inFlight: true });
+      expect(after.get('N')).toMatchObject({ fingerprint: null, inFlight: true });
+      // Marks are per scope and kind.
+      expect((await state.lookup('s1', 'stock', ['C'])).size).toBe(0);
+      expect((await state.lookup('s2', 'catalog', ['C'])).size).toBe(0);
+    });
+
+    it('invalidates the other kind\'s fingerprint of a stock pair one kind writes', async () => {
+      const seq = await run('r1', 's1', 'stock');
+      const pair = (externalId: string, storeId: string, fingerprint: string) => ({ key: `${storeId}:${externalId}`, externalId, storeId, fingerprint });
+      // Stock: P1 = (X, st-1) acknowledged with fingerprint f5, P2 = (X, st-2) with f7, and (Y, st-1) with f1.
+      await state.recordBatch({
+        scope: 's1', kind: 'stock', runId: 'r1', sentAt: T0, seen: { seq, marks: [] }, errors: [],
+        acknowledged: [pair('X', 'st-1', 'f5'), pair('X', 'st-2', 'f7'), pair('Y', 'st-1', 'f1')].map((p, index) => ({ key: p.key, index, externalId: p.externalId, storeId: p.storeId, fingerprint: p.fingerprint, storeIds: [p.storeId] })),
+      });
+      // Catalog: X and Y acknowledged, X last sent with stores st-1 and ST-2, Y with st-9.
+      const catalogSeq = await run('r2', 's1', 'catalog');
+      await state.recordBatch({
+        scope: 's1', kind: 'catalog', runId: 'r2', sentAt: T0, seen: { seq: catalogSeq, marks: [] }, errors: [],
+        acknowledged: [
+          { key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx', storeIds: ['st-1', 'ST-2'] },
+          { key: 'Y', index: 1, externalId: 'Y', storeId: '', fingerprint: 'cy', storeIds: ['st-9'] },
+        ],
+      });
+      // A catalog item writes X's stores: st-1 with 10 (differs from f5), st-2 with what stock holds (f7).
+      await state.markInFlight({ scope: 's1', kind: 'catalog', seq: catalogSeq, items: [{ key: 'X', externalId: 'X', storeId: '', index: 0, pairs: [pair('X', 'st-1', 'f10'), pair('X', 'st-2', 'f7')] }] });
+      const stock = await state.lookup('s1', 'stock', ['st-1:X', 'st-2:X', 'st-1:Y']);
+      expect(stock.get('st-1:X')!.fingerprint).not.toBe('f5');
+      expect(stock.get('st-1:X')!.fingerprint).not.toBeNull();
+      expect(stock.get('st-1:X')!.inFlight).toBe(false);
+      expect(stock.get('st-2:X')!.fingerprint).toBe('f7');
+      expect(stock.get('st-1:Y')!.fingerprint).toBe('f1');
+      // Still acknowledged before: a stock orphan if it leaves the stock export.
+      expect(await state.countAcknowledged('s1', 'stock')).toBe(3);
+
+      // Stock writes (X, st-2) and (Y, st-1): X was last sent with ST-2 (any case) and loses its
+      // catalog fingerprint; Y was sent with st-9 only and keeps it.
+      const stockSeq = await run('r3', 's1', 'stock');
+      await state.markInFlight({ scope: 's1', kind: 'stock', seq: stockSeq, items: [pair('X', 'st-2', 'f8'), pair('Y', 'st-1', 'f2')].map((p, index) => ({ key: p.key, externalId: p.externalId, storeId: p.storeId, index, pairs: [p] })) });
+      const catalog = await state.lookup('s1', 'catalog', ['X', 'Y']);
+      expect(catalog.get('X')!.fingerprint).not.toBe('cx');
+      expect(catalog.get('X')!.fingerprint).not.toBeNull();
+      expect(catalog.get('Y')!.fingerprint).toBe('cy');
+
+      // An acknowledgement invalidates again (a run of the other kind may have written the pair
+      // meanwhile): the stock item of (X, st-2) was acknowledged by a stock run as f8 after the
+      // catalog's mark; the catalog's answer now says it wrote f7 there.
+      await state.recordBatch({
+        scope: 's1', kind: 'stock', runId: 'r3', sentAt: T0 + 1, seen: { seq: stockSeq, marks: [] }, errors: [],
+        acknowledged: [{ key: 'st-2:X', index: 0, externalId: 'X', storeId: 'st-2', fingerprint: 'f8', storeIds: ['st-2'], pairs: [pair('X', 'st-2', 'f8')] }],
+      });
+      expect((await state.lookup('s1', 'stock', ['st-2:X'])).get('st-2:X')!.fingerprint).toBe('f8');
+      await state.recordBatch({
+        scope: 's1', kind: 'catalog', runId: 'r2', sentAt: T0 + 2, seen: { seq: catalogSeq, marks: [] }, errors: [],
+        acknowledged: [{ key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx2', storeIds: ['st-1', 'st-2'], pairs: [pair('X', 'st-1', 'f10'), pair('X', 'st-2', 'f7')] }],
+      });
+      expect((await state.lookup('s1', 'stock', ['st-2:X'])).get('st-2:X')!.fingerprint).not.toBe('f8');
+      expect((await state.lookup('s1', 'catalog', ['X'])).get('X')!.fingerprint).toBe('cx2');
+      // Other scopes are untouched.
+      expect((await state.lookup('s2', 'stock', ['st-1:Y'])).size).toBe(0);
+    });
+
+    it('counts what was acknowledged, per scope and kind', async () => {
+      const seq = await run('r1');
+      await state.markSeen('s1', 'catalog', seq, [{ key: 'Z', externalId: 'Z', storeId: '', index: 9 }]);
+      await state.recordBatch({
+        scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0, seen: { seq, marks: [] }, errors: [],
+        acknowledged: ['A', 'B'].map((key, index) => ({ key, index, externalId: key, storeId: '', fingerprint: key, storeIds: [] })),
+      });
+      expect(await state.countAcknowledged('s1', 'catalog')).toBe(2);
+      expect(await state.countAcknowledged('s1', 'stock')).toBe(0);
+      expect(await state.countAcknowledged('s2', 'catalog')).toBe(0);
+    });
+
+    it('records the lease holder\'s host and pid, and hands over a lease whose holder is named gone', async () => {
+      const lease = { scope: 's1', kind: 'catalog' as const, startedAt: T0, leaseMs: LEASE };
+      expect(await state.acquireLease({ ...lease, runId: 'dead', now: T0, host: 'host-a', pid: 4242 })).toBeNull();
+      await run('dead');
+      expect(await state.acquireLease({ ...lease, runId: 'next', now: T0 + 1, host: 'host-a', pid: 5000 })).toEqual({ runId: 'dead', startedAt: T0, host: 'host-a', pid: 4242 });
+      // Replacing another run than the holder changes nothing.
+      expect(await state.acquireLease({ ...lease, runId: 'next', now: T0 + 2, host: 'host-a', pid: 5000, replacing: 'someone-else' })).toMatchObject({ runId: 'dead' });
+      expect(await state.acquireLease({ ...lease, runId: 'next', now: T0 + 3, host: 'host-a', pid: 5000, replacing: 'dead' })).toBeNull();
+      expect((await state.run('dead'))?.outcome).toBe('interrupted');
+      expect(await state.acquireLease({ ...lease, runId: 'third', now: T0 + 4 })).toEqual({ runId: 'next', startedAt: T0, host: 'host-a', pid: 5000 });
+      expect(await state.renewLease({ ...lease, runId: 'dead', now: T0 + 5 })).toBe(false);
+      // A holder that recorded neither (an earlier version) is named without them.
+      await state.releaseLease({ scope: 's1', kind: 'catalog', runId: 'next' });
+      expect(await state.acquireLease({ ...lease, runId: 'anonymous', now: T0 + 6 })).toBeNull();
+      expect(await state.acquireLease({ ...lease, runId: 'other', now: T0 + 7 })).toEqual({ runId: 'anonymous', startedAt: T0, host: null, pid: null });
     });
   });
 }

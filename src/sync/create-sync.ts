@@ -1,13 +1,13 @@
 import { IntegrationClient } from '../client.ts';
 import { systemClock } from '../clock.ts';
-import { ApiError, ConfigurationError } from '../errors/index.ts';
-import { stockRules } from '../resources/bulk/item-checks.ts';
-import type { CallOptions } from '../transport/types.ts';
+import { ConfigurationError } from '../errors/index.ts';
+import { checkShare, deactivateOrphans, DEFAULT_MAX_DEACTIVATE_SHARE } from './deactivate.ts';
 import { catalogKind, stockKind } from './kinds.ts';
 import { runSync, type RunContext } from './run.ts';
-import { scopeOf } from './scope.ts';
-import type { OrphanRow, StoredSyncRun, SyncKind } from './state.ts';
-import type { CatalogSyncResult, CreateSyncOptions, DeactivateResult, StockSyncResult, Sync, SyncOrphan, SyncRunError, SyncRunRecord } from './types.ts';
+import { baseUrlOf, scopeOf } from './scope.ts';
+import { recordOf } from './run-record.ts';
+import type { OrphanRow, SyncKind } from './state.ts';
+import type { CatalogSyncResult, CreateSyncOptions, StockSyncResult, Sync, SyncOrphan, SyncRunError } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const PAGE = 1000;
@@ -20,29 +20,6 @@ function maxAgeMsOf(maxAgeDays: unknown): number {
   if (maxAgeDays === undefined || maxAgeDays === Infinity) return Infinity;
   if (typeof maxAgeDays !== 'number' || !(maxAgeDays >= 0)) throw new ConfigurationError('maxAgeDays must be a number of days >= 0 (0 resends everything; leave it out or Infinity to never resend for age).');
   return maxAgeDays * DAY_MS;
-}
-
-function recordOf(run: StoredSyncRun): SyncRunRecord {
-  return {
-    runId: run.runId,
-    kind: run.kind,
-    baseUrl: run.baseUrl,
-    merchantId: run.merchantId,
-    startedAt: new Date(run.startedAt),
-    finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
-    outcome: run.outcome,
-    complete: run.complete,
-    full: run.full,
-    total: run.total,
-    unchanged: run.unchanged,
-    sent: run.sent,
-    ...(run.created === undefined ? {} : { created: run.created }),
-    updated: run.updated,
-    errors: run.errors,
-    orphans: run.orphans,
-    durationMs: run.finishedAt === null ? null : run.finishedAt - run.startedAt,
-    error: run.error,
-  };
 }
 
 /**
@@ -71,12 +48,13 @@ export function createSync(options: CreateSyncOptions): Sync {
   }
   if (typeof state?.lookup !== 'function') throw new ConfigurationError('createSync needs { state }: sqliteSyncState({ path }) or postgresSyncState({ connectionString }).');
   const context: RunContext = { client, state, clock: options.clock ?? systemClock, maxAgeMs: maxAgeMsOf(options.maxAgeDays) };
+  const maxDeactivateShare = checkShare(options.maxDeactivateShare, 'maxDeactivateShare') ?? DEFAULT_MAX_DEACTIVATE_SHARE;
 
   /** The scope of this client's key: one health() call, remembered for orphans/forget/deactivate. */
   let scope: Promise<string> | undefined;
   const currentScope = () => {
     scope ??= client.health().then(
-      (health) => scopeOf(client.baseUrl, health),
+      (health) => scopeOf(baseUrlOf(client), health),
       (error: unknown) => {
         scope = undefined;
         throw error;
@@ -107,59 +85,22 @@ export function createSync(options: CreateSyncOptions): Sync {
       return result as StockSyncResult;
     },
 
-    async *orphans(kind) {
-      checkKind(kind);
-      for await (const row of orphanRows(kind)) {
-        yield { external_id: row.externalId, store_ids: row.storeIds, lastSentAt: new Date(row.sentAt) } satisfies SyncOrphan;
-      }
+    // An iterable, not a generator: each iteration reads the state anew, so deactivate() can count
+    // the orphans before it sends anything and then go through them.
+    orphans(kind) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          checkKind(kind);
+          for await (const row of orphanRows(kind)) {
+            yield { external_id: row.externalId, store_ids: row.storeIds, lastSentAt: new Date(row.sentAt) } satisfies SyncOrphan;
+          }
+        },
+      };
     },
 
-    async deactivate(kind, orphans, callOptions?: CallOptions) {
+    async deactivate(kind, orphans, deactivateOptions) {
       checkKind(kind);
-      const at = await currentScope();
-      const outcome: DeactivateResult = { deactivated: 0, skipped: 0, errors: 0, results: [] };
-      let batch: SyncOrphan[] = [];
-      const flush = async () => {
-        const orphansOfBatch = batch;
-        batch = [];
-        const withStores = orphansOfBatch.filter((orphan) => orphan.store_ids.length > 0);
-        outcome.skipped += orphansOfBatch.length - withStores.length;
-        if (withStores.length === 0) return;
-        const failedIds = new Set<string>();
-        const fail = (externalId: string, storeId: string | undefined, code: string, message: string) => {
-          failedIds.add(externalId);
-          outcome.results.push({ external_id: externalId, ...(storeId === undefined ? {} : { store_id: storeId }), error: { code, message } });
-        };
-        try {
-          if (kind === 'catalog') {
-            const items = withStores.map((orphan) => ({ external_id: orphan.external_id, stores: orphan.store_ids.map((store_id) => ({ store_id, active: false })) }));
-            const result = await client.catalog.upsertProducts(items, callOptions);
-            for (const item of result.results) if (item.status === 'error') fail(item.external_id, undefined, item.error?.code ?? 'UNKNOWN', item.error?.message ?? '');
-          } else {
-            const items = withStores.flatMap((orphan) => orphan.store_ids.map((store_id) => ({ external_id: orphan.external_id, store_id, active: false })));
-            const result = await client.stock.set(items, callOptions);
-            for (const item of result.results) if (item.status === 'error') fail(item.external_id, item.store_id, item.error?.code ?? 'UNKNOWN', item.error?.message ?? '');
-          }
-        } catch (error) {
-          const code = error instanceof ApiError ? error.code : ((error as Error)?.name ?? 'ERROR');
-          for (const orphan of withStores) fail(orphan.external_id, undefined, code, (error as Error)?.message ?? String(error));
-        }
-        const done = withStores.filter((orphan) => !failedIds.has(orphan.external_id));
-        outcome.deactivated += done.length;
-        outcome.errors += withStores.length - done.length;
-        // Deactivated: if the item comes back, it is sent again (with its stores active as the ERP says).
-        // A stock orphan is one pair: its product's other stores keep their state.
-        if (done.length > 0) {
-          if (kind === 'catalog') await state.forget(at, kind, done.map((orphan) => orphan.external_id));
-          else await state.forgetKeys(at, kind, done.map((orphan) => stockRules.repeatKey({ external_id: orphan.external_id, store_id: orphan.store_ids[0] })!));
-        }
-      };
-      for await (const orphan of orphans as AsyncIterable<SyncOrphan>) {
-        batch.push(orphan);
-        if (batch.length >= 500) await flush();
-      }
-      await flush();
-      return outcome;
+      return deactivateOrphans({ client, state, scope: await currentScope(), kind, maxDeactivateShare }, orphans, deactivateOptions);
     },
 
     async forget(kind, forgetOptions) {
@@ -174,10 +115,11 @@ export function createSync(options: CreateSyncOptions): Sync {
     async *runs(runsOptions) {
       const limit = runsOptions?.limit ?? 20;
       if (!Number.isInteger(limit) || limit < 1) throw new ConfigurationError('runs: limit must be an integer >= 1.');
+      const scope = runsOptions?.allScopes === true ? undefined : await currentScope();
       let before: number | undefined;
       let left = limit;
       while (left > 0) {
-        const page = await state.runs(Math.min(left, PAGE), before);
+        const page = await state.runs(Math.min(left, PAGE), before, scope);
         for (const run of page) yield recordOf(run);
         left -= page.length;
         if (page.length < Math.min(left + page.length, PAGE)) return;

@@ -4,12 +4,14 @@
  * `integration-sdk/sync/postgres`.
  */
 export { createSync } from './create-sync.ts';
-export { SyncLeaseLostError, SyncRunInProgressError } from './errors.ts';
+export { SyncGuardError, SyncLeaseLostError, SyncRunInProgressError, type SyncGuardReason } from './errors.ts';
+export { SyncStateError } from './state-errors.ts';
 export { syncStateConformance, type SyncConformanceTestApi } from './conformance.ts';
 export { FINGERPRINT_RULES_VERSION } from './fingerprint.ts';
 export type {
   CatalogSyncResult,
   CreateSyncOptions,
+  DeactivateOptions,
   DeactivateResult,
   StockSyncResult,
   Sync,
@@ -19,8 +21,10 @@ export type {
   SyncRunOptions,
   SyncRunRecord,
 } from './types.ts';
+export { OVERWRITTEN } from './state.ts';
 export type {
   AcknowledgedItem,
+  InFlightItem,
   FinishedSyncRun,
   LeaseHolder,
   NewSyncRun,
@@ -28,6 +32,7 @@ export type {
   RunErrorItem,
   SeenMark,
   StoredItem,
+  StockPair,
   StoredSyncRun,
   SyncCounts,
   SyncKind,

@@ -1,12 +1,13 @@
 // What differs between a catalog sync and a stock sync: the route's rules, how a batch of changed
-// items is sent (through the client's own bulk write, so batching, retries and checks are its), and
-// which stores an item was sent with.
+// items is sent (through the client's own bulk write, so batching, retries and checks are its),
+// which stores an item was sent with, and which stock pairs it writes.
 import type { IntegrationClient } from '../client.ts';
 import { productRules, stockRules } from '../resources/bulk/item-checks.ts';
 import type { BulkOptions, ItemResultShape, ItemRules } from '../resources/bulk/types.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import type { StockItem, StockItemResult } from '../schemas/stock.ts';
-import type { SyncKind } from './state.ts';
+import { fingerprintOf } from './fingerprint.ts';
+import type { StockPair, SyncKind } from './state.ts';
 
 export interface SyncKindAdapter<Result extends ItemResultShape> {
   kind: SyncKind;
@@ -15,16 +16,29 @@ export interface SyncKindAdapter<Result extends ItemResultShape> {
   send(client: IntegrationClient, items: unknown[], options: Omit<BulkOptions, 'onProgress'>): Promise<Result[]>;
   /** The stores an item names: what `deactivate` turns off when it goes missing. */
   storeIdsOf(checked: unknown): string[];
+  /** The stock pairs a checked item writes (`fingerprint`: the item's own). */
+  pairsOf(checked: unknown, fingerprint: string): StockPair[];
 }
+
+type StoreBlock = { store_id: string } & Record<string, unknown>;
+const blocksOf = (checked: unknown): StoreBlock[] => {
+  const stores = (checked as { stores?: unknown }).stores;
+  return Array.isArray(stores) ? (stores as StoreBlock[]) : [];
+};
 
 export const catalogKind: SyncKindAdapter<ProductResult> = {
   kind: 'catalog',
   rules: productRules,
   send: async (client, items, options) => (await client.catalog.upsertProducts(items as ProductItem[], options)).results,
-  storeIdsOf: (checked) => {
-    const stores = (checked as { stores?: unknown }).stores;
-    if (!Array.isArray(stores)) return [];
-    return stores.map((store) => (store as { store_id: string }).store_id);
+  storeIdsOf: (checked) => blocksOf(checked).map((store) => store.store_id),
+  // A store block writes what a stock item of the same pair would: fingerprinted as that stock item,
+  // so that a stock item holding the same values keeps its fingerprint.
+  pairsOf: (checked) => {
+    const externalId = (checked as { external_id: string }).external_id;
+    return blocksOf(checked).map((block) => {
+      const asStock = { external_id: externalId, ...block };
+      return { key: stockRules.repeatKey(asStock)!, externalId, storeId: block.store_id, fingerprint: fingerprintOf('stock', asStock) };
+    });
   },
 };
 
@@ -33,4 +47,8 @@ export const stockKind: SyncKindAdapter<StockItemResult> = {
   rules: stockRules,
   send: async (client, items, options) => (await client.stock.set(items as StockItem[], options)).results,
   storeIdsOf: (checked) => [(checked as { store_id: string }).store_id],
+  pairsOf: (checked, fingerprint) => {
+    const { external_id: externalId, store_id: storeId } = checked as { external_id: string; store_id: string };
+    return [{ key: stockRules.repeatKey(checked)!, externalId, storeId, fingerprint }];
+  },
 };

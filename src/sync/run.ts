@@ -1,63 +1,31 @@
-// One sync run: scope from health(), the lease, the input classified window by window, changed
-// items sent through the client's bulk write one batch per call, and the state moved only for
-// items the service acknowledged, after their batch was answered.
+// One sync run, its methods in the order a run happens: the scope from health() and the lease; the
+// input judged window by window; each batch of changed items marked in flight in the state, then
+// sent through the client's bulk write; each answer recorded as it arrives; the end recorded,
+// whatever it was.
 import { randomUUID } from 'node:crypto';
 import type { IntegrationClient } from '../client.ts';
 import type { Clock } from '../clock.ts';
-import { currentCall, traceCall, type ResultCounts } from '../diagnostics.ts';
-import { ApiError, AuthenticationError, BulkOperationError, ConfigurationError, FeatureDisabledError, InsufficientScopeError } from '../errors/index.ts';
+import { currentCall, traceCall } from '../diagnostics.ts';
+import { ConfigurationError } from '../errors/index.ts';
 import type { BulkInput, ItemResultShape } from '../resources/bulk/types.ts';
-import { checkInput } from '../resources/bulk/windowing.ts';
-import type { Health } from '../schemas/health.ts';
+import { checkInput, FirstOccurrences } from '../resources/bulk/windowing.ts';
+import { readAnswer, type Settled } from './answers.ts';
 import { Classifier, type ChangedItem } from './classify.ts';
-import { FirstOccurrences } from '../resources/bulk/windowing.ts';
-import { SyncLeaseLostError, SyncRunInProgressError } from './errors.ts';
 import type { SyncKindAdapter } from './kinds.ts';
-import { scopeOf } from './scope.ts';
-import type { AcknowledgedItem, RunErrorItem, SeenMark, SyncState } from './state.ts';
-import type { SyncProgress, SyncRunOptions } from './types.ts';
+import { keepLease, takeLease, type Lease } from './run-lease.ts';
+import { describe, spanCounts, storedCounts, type RunOutcome } from './run-outcome.ts';
+import { RunTally } from './run-tally.ts';
+import { baseUrlOf, scopeOf } from './scope.ts';
+import type { RunErrorItem, SyncState } from './state.ts';
+import type { SyncRunOptions } from './types.ts';
 
-export const LEASE_MS = 60_000;
-const RENEW_EVERY_MS = 20_000;
-/** Failed items kept per run in the state for `runErrors` (all of them stay in the result). */
-export const MAX_STORED_ERRORS = 10_000;
+export type { RunOutcome } from './run-outcome.ts';
 
 export interface RunContext {
   client: IntegrationClient;
   state: SyncState;
   clock: Clock;
   maxAgeMs: number;
-}
-
-export interface RunOutcome<Result> {
-  runId: string;
-  total: number;
-  unchanged: number;
-  sent: number;
-  created: number;
-  updated: number;
-  errors: number;
-  orphans: number | null;
-  durationMs: number;
-  results: Result[];
-}
-
-interface Settled<Result> {
-  batch: ChangedItem[];
-  results?: Result[];
-  error?: unknown;
-}
-
-/** The errors after which a run cannot go on: the key is refused or the environment is disabled. */
-function isFatal(error: unknown): boolean {
-  return error instanceof AuthenticationError || error instanceof InsufficientScopeError || error instanceof FeatureDisabledError;
-}
-
-/** The code a failed batch gives its items. */
-function codeOf(error: unknown): string {
-  if (error instanceof ApiError) return error.code;
-  const name = (error as { name?: unknown })?.name;
-  return typeof name === 'string' ? name : 'BATCH_FAILED';
 }
 
 function checkRunOptions(options: SyncRunOptions): void {
@@ -80,314 +48,227 @@ export function runSync<Result extends ItemResultShape>(
 ): Promise<RunOutcome<Result>> {
   checkRunOptions(options);
   checkInput(items);
-  return traceCall(`sync.${adapter.kind}`, () => execute(context, adapter, items, options), (outcome) => countsOf(outcome, adapter.kind === 'catalog'));
+  const run = new SyncRun(context, adapter, options, Array.isArray(items) ? items.length : undefined);
+  return traceCall(`sync.${adapter.kind}`, () => run.execute(items), (outcome) => spanCounts(outcome, adapter.kind === 'catalog'));
 }
 
-function countsOf(outcome: RunOutcome<unknown>, withCreated: boolean): ResultCounts {
-  const counts: ResultCounts = { total: outcome.total, unchanged: outcome.unchanged, sent: outcome.sent, updated: outcome.updated, errors: outcome.errors };
-  if (withCreated) counts.created = outcome.created;
-  if (outcome.orphans !== null) counts.orphans = outcome.orphans;
-  return counts;
-}
+class SyncRun<Result extends ItemResultShape> {
+  readonly #context: RunContext;
+  readonly #adapter: SyncKindAdapter<Result>;
+  readonly #options: SyncRunOptions;
+  readonly #runId = randomUUID();
+  readonly #dryRun: boolean;
+  readonly #startedAt: number;
+  /** Aborted when the run loses its lease; the caller's signal joins it. */
+  readonly #stop = new AbortController();
+  readonly #signal: AbortSignal;
+  /** The service, merchant and key stores the state is kept for (from health()). */
+  #scope = '';
+  #lease: Lease | undefined;
+  #seq = 0;
+  #stopRenewing = () => {};
+  #classifier: Classifier<Result> | undefined;
+  readonly #tally: RunTally<Result>;
+  readonly #rejectionsToStore: RunErrorItem[] = [];
+  #batches = 0;
+  readonly #inFlight: Promise<void>[] = [];
+  /** Answers are recorded one at a time, in the order they arrive. */
+  #recording: Promise<void> = Promise.resolve();
+  #recordFailure: { error: unknown } | undefined;
+  #complete = false;
 
-async function execute<Result extends ItemResultShape>(
-  context: RunContext,
-  adapter: SyncKindAdapter<Result>,
-  items: BulkInput<unknown>,
-  options: SyncRunOptions,
-): Promise<RunOutcome<Result>> {
-  const { client, state, clock } = context;
-  const { kind } = adapter;
-  const dryRun = options.dryRun === true;
-  const full = options.full === true;
-  const startedAt = clock.now();
-  const runId = randomUUID();
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const health: Health = await client.health({ signal, timeoutMs: options.timeoutMs, totalTimeoutMs: options.totalTimeoutMs, maxRetries: options.maxRetries });
-  const baseUrl = baseUrlOf(client);
-  const scope = scopeOf(baseUrl, health);
+  constructor(context: RunContext, adapter: SyncKindAdapter<Result>, options: SyncRunOptions, itemsTotal: number | undefined) {
+    this.#context = context;
+    this.#adapter = adapter;
+    this.#options = options;
+    this.#dryRun = options.dryRun === true;
+    this.#startedAt = context.clock.now();
+    this.#signal = options.signal ? AbortSignal.any([options.signal, this.#stop.signal]) : this.#stop.signal;
+    this.#tally = new RunTally({ catalog: adapter.kind === 'catalog', dryRun: this.#dryRun, itemsTotal });
+  }
 
-  let seq = 0;
-  let stopRenewing = () => {};
-  if (!dryRun) {
-    const holder = await state.acquireLease({ scope, kind, runId, startedAt, now: startedAt, leaseMs: LEASE_MS });
-    if (holder) throw new SyncRunInProgressError(kind, holder.runId, holder.startedAt);
+  async execute(items: BulkInput<unknown>): Promise<RunOutcome<Result>> {
+    await this.#begin();
     try {
-      seq = await state.startRun({ runId, scope, kind, baseUrl, merchantId: health.merchant_id, full, startedAt });
+      this.#classifier = this.#openInput(items);
+      await this.#sendChanged();
+      await this.#settleAll();
+      return await this.#finish();
     } catch (error) {
-      await state.releaseLease({ scope, kind, runId }).catch(() => {});
+      throw await this.#fail(error);
+    } finally {
+      await this.#end();
+    }
+  }
+
+  /** The scope (one health() call), and unless a dry run, the lease and the run's record. */
+  async #begin(): Promise<void> {
+    const { client, state, clock } = this.#context;
+    const { timeoutMs, totalTimeoutMs, maxRetries } = this.#options;
+    const health = await client.health({ signal: this.#signal, timeoutMs, totalTimeoutMs, maxRetries });
+    const baseUrl = baseUrlOf(client);
+    const scope = scopeOf(baseUrl, health);
+    this.#scope = scope;
+    if (this.#dryRun) return;
+    const lease: Lease = { scope, kind: this.#adapter.kind, runId: this.#runId };
+    await takeLease(state, lease, { startedAt: this.#startedAt, now: this.#startedAt });
+    try {
+      this.#seq = await state.startRun({ runId: this.#runId, scope, kind: lease.kind, baseUrl, merchantId: health.merchant_id, full: this.#options.full === true, startedAt: this.#startedAt });
+    } catch (error) {
+      await state.releaseLease(lease).catch(() => {});
       throw error;
     }
-    stopRenewing = keepLease(context, { scope, kind, runId }, stop);
+    this.#lease = lease;
+    this.#stopRenewing = keepLease(state, clock, lease, this.#stop);
   }
 
-  const results: Result[] = [];
-  const counts = { sent: 0, created: 0, updated: 0, serviceErrors: 0 };
-  let storedErrors = 0;
-  const rejectionsToStore: RunErrorItem[] = [];
-  let classifier: Classifier<Result>;
-  try {
-    classifier = newClassifier();
-  } catch (error) {
-    // The input could not even be opened: the run ends at once, recorded as failed.
-    stopRenewing();
-    if (!dryRun) {
-      await state.finishRun(runId, { ...finishedCounts({ total: 0, unchanged: 0, sent: 0, created: 0, updated: 0, errors: 0 }, kind === 'catalog'), finishedAt: clock.now(), outcome: 'failed', complete: false, orphans: null, error: describe(error) }).catch(() => {});
-      await state.releaseLease({ scope, kind, runId }).catch(() => {});
-    }
-    throw error;
-  }
-  function newClassifier(): Classifier<Result> {
+  #openInput(items: BulkInput<unknown>): Classifier<Result> {
+    const { kind, rules, storeIdsOf, pairsOf } = this.#adapter;
+    const { full = false } = this.#options;
     return new Classifier(items, {
       kind,
-      rules: adapter.rules,
-      storeIdsOf: adapter.storeIdsOf,
-      state,
-      scope,
-      resend: { full, maxAgeMs: context.maxAgeMs, now: startedAt },
-      repeats: dryRun ? { kind: 'memory', seen: new FirstOccurrences() } : { kind: 'state', seq },
-      signal,
+      rules,
+      storeIdsOf,
+      pairsOf,
+      state: this.#context.state,
+      scope: this.#scope,
+      resend: { full, maxAgeMs: this.#context.maxAgeMs, now: this.#startedAt },
+      repeats: this.#dryRun ? { kind: 'memory', seen: new FirstOccurrences() } : { kind: 'state', seq: this.#seq },
+      signal: this.#signal,
       onRejected: (result) => {
-        results.push(result);
-        if (!dryRun && storedErrors < MAX_STORED_ERRORS) {
-          storedErrors += 1;
-          rejectionsToStore.push(errorItem(result));
-        }
+        const kept = this.#tally.rejected(result);
+        if (kept) this.#rejectionsToStore.push(kept);
       },
-      onWindow: async () => {
-        report();
-        await recordAnswered();
-      },
-      quiet: () => recording,
+      onWindow: () => this.#report(),
     });
   }
-  /** Local rejections go to the state's error list as they are found. */
-  const storeRejections = async () => {
-    if (rejectionsToStore.length === 0) return;
-    const errors = rejectionsToStore.splice(0);
-    await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), seen: { seq, marks: [] }, acknowledged: [], errors });
-  };
-  const itemsTotal = Array.isArray(items) ? items.length : undefined;
-  const progress = (): SyncProgress => {
-    const errors = classifier.rejected + counts.serviceErrors;
-    return {
-      // A dry run's changed items are done once counted: nothing more happens to them.
-      itemsDone: classifier.unchanged + classifier.rejected + counts.created + counts.updated + counts.serviceErrors + (dryRun ? counts.sent : 0),
-      itemsTotal,
-      unchanged: classifier.unchanged,
-      sent: counts.sent,
-      ...(kind === 'catalog' ? { created: counts.created } : {}),
-      updated: counts.updated,
-      errors,
-    };
-  };
-  const report = () => options.onProgress?.(progress());
 
-  const sendOptions = {
-    batchSize: options.batchSize ?? 500,
-    signal,
-    timeoutMs: options.timeoutMs,
-    totalTimeoutMs: options.totalTimeoutMs,
-    maxRetries: options.maxRetries,
-  };
-  const send = async (batch: ChangedItem[]): Promise<Settled<Result>> => {
+  /** Takes the changed items batch by batch; each is marked in flight, then sent (`concurrency` at once). */
+  async #sendChanged(): Promise<void> {
+    const classifier = this.#classifier!;
+    const { batchSize = 500, concurrency = 1 } = this.#options;
+    for (;;) {
+      this.#throwIfRecordFailed();
+      const batch = await classifier.take(batchSize);
+      await this.#storeRejections();
+      if (batch.length === 0) return;
+      this.#tally.sent += batch.length;
+      if (this.#dryRun) continue;
+      // Marked while the batch before it is still in flight, so the write costs no time of its own; a
+      // run that dies before sending it only sends these items again.
+      await this.#markInFlight(batch);
+      if (this.#inFlight.length >= concurrency) await this.#inFlight.shift();
+      this.#throwIfRecordFailed();
+      this.#batches += 1;
+      this.#inFlight.push(this.#send(batch).then((settled) => this.#queueRecord(settled)));
+    }
+  }
+
+  /** Local rejections go to the state's error list as they are found. */
+  async #storeRejections(): Promise<void> {
+    if (this.#rejectionsToStore.length === 0) return;
+    const errors = this.#rejectionsToStore.splice(0);
+    await this.#context.state.recordBatch({ ...this.#recordHeader(), acknowledged: [], errors });
+  }
+
+  /**
+   * Durable before the request leaves: if its answer is lost (a cut connection, a 500 after the
+   * service applied it, a kill), the next run sends these items whatever their fingerprint.
+   */
+  async #markInFlight(batch: ChangedItem[]): Promise<void> {
+    const items = batch.map(({ key, externalId, storeId, index, pairs }) => ({ key, externalId, storeId, index, pairs }));
+    await this.#context.state.markInFlight({ scope: this.#scope, kind: this.#adapter.kind, seq: this.#seq, items });
+    this.#classifier!.written(batch);
+  }
+
+  async #send(batch: ChangedItem[]): Promise<Settled<Result>> {
+    const { batchSize = 500, timeoutMs, totalTimeoutMs, maxRetries } = this.#options;
     try {
-      return { batch, results: await adapter.send(client, batch.map((changed) => changed.item), sendOptions) };
+      const results = await this.#adapter.send(this.#context.client, batch.map((changed) => changed.item), { batchSize, signal: this.#signal, timeoutMs, totalTimeoutMs, maxRetries });
+      return { batch, results };
     } catch (error) {
       return { batch, error };
     }
-  };
-
-  /** Records a batch's answer: acknowledged items move the state, the others become errors. */
-  const record = async (settled: Settled<Result>): Promise<void> => {
-    const failure = settled.error instanceof BulkOperationError ? settled.error.cause : settled.error;
-    if (settled.error !== undefined && (!(settled.error instanceof BulkOperationError) || isFatal(failure))) throw failure;
-    const acknowledged: AcknowledgedItem[] = [];
-    const seen: SeenMark[] = [];
-    const failed: Result[] = [];
-    settled.batch.forEach((changed, position) => {
-      const answered = settled.results?.[position];
-      if (answered && (answered.status === 'created' || answered.status === 'updated')) {
-        if (answered.status === 'created') counts.created += 1;
-        else counts.updated += 1;
-        acknowledged.push({ key: changed.key, index: changed.index, externalId: changed.externalId, storeId: changed.storeId, fingerprint: changed.fingerprint, storeIds: changed.storeIds });
-        return;
-      }
-      seen.push({ key: changed.key, externalId: changed.externalId, storeId: changed.storeId, index: changed.index });
-      const result = answered
-        ? { ...answered, index: changed.index, status: 'error' as const, error: answered.error ?? { code: 'UNKNOWN_STATUS', message: `the service answered status ${answered.status}` } }
-        : { ...adapter.rules.rejected(changed.index, changed.item, ''), error: { code: codeOf(failure), message: (failure as Error)?.message ?? String(failure) } };
-      failed.push(result as Result);
-    });
-    counts.serviceErrors += failed.length;
-    mergeInOrder(results, failed);
-    const toStore = failed.slice(0, Math.max(0, MAX_STORED_ERRORS - storedErrors));
-    storedErrors += toStore.length;
-    if (!dryRun) {
-      await state.recordBatch({ scope, kind, runId, sentAt: clock.now(), seen: { seq, marks: seen }, acknowledged, errors: toStore.map(errorItem) });
-      classifier.written(settled.batch);
-    }
-    report();
-  };
-
-  // Each answer is recorded as soon as it arrives (one at a time, and never while the classifier
-  // judges a window), not when the next batch is ready: with few changes in a long input that could
-  // be minutes later, and a crash or Ctrl-C meanwhile would resend what the service acknowledged.
-  const toRecord: Settled<Result>[] = [];
-  let recording: Promise<void> = Promise.resolve();
-  let recordFailure: { error: unknown } | undefined;
-  function recordAnswered(): Promise<void> {
-    recording = recording.then(async () => {
-      while (toRecord.length > 0 && !classifier.judging) {
-        try {
-          await record(toRecord.shift()!);
-        } catch (error) {
-          recordFailure ??= { error };
-        }
-      }
-    });
-    return recording;
   }
-  const throwIfRecordFailed = () => {
-    if (recordFailure) throw recordFailure.error;
-  };
 
-  let complete = false;
-  let batches = 0;
-  const inFlight: Promise<void>[] = [];
-  const dispatch = (batch: ChangedItem[]) =>
-    inFlight.push(
-      send(batch).then((settled) => {
-        toRecord.push(settled);
-        void recordAnswered();
-      }),
-    );
-  try {
-    const concurrency = options.concurrency ?? 1;
-    for (;;) {
-      throwIfRecordFailed();
-      const batch = await classifier.take(sendOptions.batchSize);
-      await storeRejections();
-      if (batch.length === 0) break;
-      counts.sent += batch.length;
-      if (dryRun) continue;
-      batches += 1;
-      if (inFlight.length >= concurrency) await inFlight.shift();
-      throwIfRecordFailed();
-      dispatch(batch);
+  /**
+   * Each answer is recorded as soon as it arrives, not when the next batch is ready: with few
+   * changes in a long input that could be minutes later, and a crash meanwhile would resend it.
+   */
+  #queueRecord(settled: Settled<Result>): void {
+    this.#recording = this.#recording
+      .then(() => this.#record(settled))
+      .catch((error: unknown) => {
+        this.#recordFailure ??= { error };
+      });
+  }
+
+  /** Acknowledged items move the state; refused ones lose their mark; unknown ones keep it. */
+  async #record(settled: Settled<Result>): Promise<void> {
+    const answer = readAnswer(settled, this.#adapter.rules);
+    const errors = this.#tally.answered(answer);
+    await this.#context.state.recordBatch({ ...this.#recordHeader(), acknowledged: answer.acknowledged, refused: answer.refused, errors });
+    this.#report();
+  }
+
+  #throwIfRecordFailed(): void {
+    if (this.#recordFailure) throw this.#recordFailure.error;
+  }
+
+  /** Waits for every batch in flight and the record of its answer. */
+  async #settleAll(): Promise<void> {
+    while (this.#inFlight.length > 0) await this.#inFlight.shift();
+    await this.#recording;
+    this.#throwIfRecordFailed();
+    this.#complete = true;
+  }
+
+  /** A complete run: its orphans counted and its end recorded. */
+  async #finish(): Promise<RunOutcome<Result>> {
+    const { state, clock } = this.#context;
+    if (this.#dryRun) this.#report();
+    const orphans = this.#dryRun ? null : await state.countOrphans(this.#scope, this.#adapter.kind, this.#seq);
+    const outcome: RunOutcome<Result> = { runId: this.#runId, ...this.#tally.counts(this.#classifier), orphans, durationMs: clock.now() - this.#startedAt, results: this.#tally.results };
+    if (!this.#dryRun) {
+      await state.finishRun(this.#runId, { ...storedCounts(outcome, this.#isCatalog), finishedAt: clock.now(), outcome: 'completed', complete: true, orphans, error: null });
     }
-    while (inFlight.length > 0) await inFlight.shift();
-    await recordAnswered();
-    throwIfRecordFailed();
-    complete = true;
-    if (dryRun) report();
-    const orphans = dryRun ? null : await state.countOrphans(scope, kind, seq);
-    const outcome: RunOutcome<Result> = {
-      runId,
-      total: classifier.read,
-      unchanged: classifier.unchanged,
-      sent: counts.sent,
-      created: counts.created,
-      updated: counts.updated,
-      errors: classifier.rejected + counts.serviceErrors,
-      orphans,
-      durationMs: clock.now() - startedAt,
-      results,
-    };
-    if (!dryRun) await state.finishRun(runId, { ...finishedCounts(outcome, kind === 'catalog'), finishedAt: clock.now(), outcome: 'completed', complete: true, orphans, error: null });
     const call = currentCall();
-    if (call) call.batches = batches;
+    if (call) call.batches = this.#batches;
     return outcome;
-  } catch (error) {
-    classifier.close();
-    classifier.judging = false;
-    // The input or a batch's write failed, or the run was stopped: the batches already sent are
-    // answered (an abort ends them at once), and what they acknowledged is kept.
-    await Promise.allSettled(inFlight.splice(0));
-    await recordAnswered().catch(() => {});
-    const reason = stop.signal.aborted ? stop.signal.reason : error;
-    if (!dryRun) {
-      const aborted = options.signal?.aborted === true;
-      const partial = { total: classifier.read, unchanged: classifier.unchanged, sent: counts.sent, created: counts.created, updated: counts.updated, errors: classifier.rejected + counts.serviceErrors };
-      await state
-        .finishRun(runId, { ...finishedCounts(partial, kind === 'catalog'), finishedAt: clock.now(), outcome: aborted ? 'aborted' : 'failed', complete, orphans: null, error: describe(reason) })
-        .catch(() => {});
+  }
+
+  /**
+   * The input or a write failed, or the run was stopped: the batches already sent are answered (an
+   * abort ends them at once) and what they acknowledged is kept. Returns the error to reject with.
+   */
+  async #fail(error: unknown): Promise<unknown> {
+    this.#classifier?.close();
+    await Promise.allSettled(this.#inFlight.splice(0));
+    await this.#recording;
+    const reason = this.#stop.signal.aborted ? this.#stop.signal.reason : error;
+    if (!this.#dryRun) {
+      const outcome = this.#options.signal?.aborted === true ? 'aborted' : 'failed';
+      const finished = { ...storedCounts(this.#tally.counts(this.#classifier), this.#isCatalog), finishedAt: this.#context.clock.now(), outcome, complete: this.#complete, orphans: null, error: describe(reason) } as const;
+      await this.#context.state.finishRun(this.#runId, finished).catch(() => {});
     }
-    throw reason;
-  } finally {
-    stopRenewing();
-    if (!dryRun) await state.releaseLease({ scope, kind, runId }).catch(() => {});
+    return reason;
   }
 
-}
-
-function finishedCounts(counts: { total: number; unchanged: number; sent: number; created: number; updated: number; errors: number }, withCreated: boolean) {
-  const { total, unchanged, sent, updated, errors } = counts;
-  return withCreated ? { total, unchanged, sent, created: counts.created, updated, errors } : { total, unchanged, sent, updated, errors };
-}
-
-function errorItem(result: ItemResultShape & { external_id?: string; store_id?: string }): RunErrorItem {
-  return {
-    index: result.index,
-    external_id: result.external_id ?? '',
-    ...(result.store_id === undefined ? {} : { store_id: result.store_id }),
-    code: result.error?.code ?? 'UNKNOWN',
-    message: result.error?.message ?? '',
-  };
-}
-
-/** Inserts `later` (in input order) into `results` (in input order). */
-function mergeInOrder<Result extends ItemResultShape>(results: Result[], later: Result[]): void {
-  for (const result of later) {
-    let at = results.length;
-    while (at > 0 && results[at - 1]!.index > result.index) at -= 1;
-    results.splice(at, 0, result);
+  async #end(): Promise<void> {
+    this.#stopRenewing();
+    if (this.#lease) await this.#context.state.releaseLease(this.#lease).catch(() => {});
   }
-}
 
-function describe(error: unknown): string {
-  const name = (error as { name?: unknown })?.name;
-  const message = (error as { message?: unknown })?.message;
-  return `${typeof name === 'string' ? name : 'Error'}: ${typeof message === 'string' ? message : String(error)}`;
-}
-
-/** The client's base URL without credentials (a userinfo part must not reach the state). */
-function baseUrlOf(client: IntegrationClient): string {
-  const raw = (client as { baseUrl?: unknown }).baseUrl;
-  if (typeof raw !== 'string') return '';
-  try {
-    const url = new URL(raw);
-    url.username = '';
-    url.password = '';
-    return url.href.replace(/\/$/, '');
-  } catch {
-    return raw;
+  /** What every record of this run's batches names: the run, now, and its seen marks' run. */
+  #recordHeader() {
+    return { scope: this.#scope, kind: this.#adapter.kind, runId: this.#runId, sentAt: this.#context.clock.now(), seen: { seq: this.#seq, marks: [] } };
   }
-}
 
-/** Renews the lease while the run is alive; a lost lease stops the run. */
-function keepLease(context: RunContext, lease: { scope: string; kind: 'catalog' | 'stock'; runId: string }, stop: AbortController): () => void {
-  let cancel = () => {};
-  let stopped = false;
-  const schedule = () => {
-    cancel = context.clock.setTimeout(() => {
-      context.state.renewLease({ ...lease, now: context.clock.now(), leaseMs: LEASE_MS }).then(
-        (held) => {
-          if (stopped) return;
-          if (!held) stop.abort(new SyncLeaseLostError(`The ${lease.kind} sync run ${lease.runId} lost its lease to another run; it stopped, keeping what was acknowledged.`));
-          else schedule();
-        },
-        () => {
-          // The state is unreachable for now: try again at the next tick, the lease lasts 60 s.
-          if (!stopped) schedule();
-        },
-      );
-    }, RENEW_EVERY_MS);
-  };
-  schedule();
-  return () => {
-    stopped = true;
-    cancel();
-  };
+  get #isCatalog(): boolean {
+    return this.#adapter.kind === 'catalog';
+  }
+
+  #report(): void {
+    this.#options.onProgress?.(this.#tally.progress(this.#classifier!));
+  }
 }

@@ -9,3 +9,17 @@ export function scopeOf(baseUrl: string, health: Pick<Health, 'merchant_id' | 's
   const described = JSON.stringify([baseUrl, health.merchant_id, stores.length === 0 ? '*' : stores]);
   return createHash('sha256').update(described).digest('hex').slice(0, 32);
 }
+
+/** The client's base URL without credentials: a userinfo part must not reach the state, nor split a scope. */
+export function baseUrlOf(client: { baseUrl?: unknown }): string {
+  const raw = client.baseUrl;
+  if (typeof raw !== 'string') return '';
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    return url.href.replace(/\/$/, '');
+  } catch {
+    return raw;
+  }
+}

@@ -73,10 +73,10 @@ type Stored = number | string | null;
 const numberOrNull = (value: Stored): number | null => (value === null ? null : Number(value));
 
 /** `lookup`'s rows, by key. */
-export function storedItemsByKey(rows: readonly { key: string; fingerprint: string | null; sent_at: Stored; seen_seq: Stored; seen_index: Stored }[]): Map<string, StoredItem> {
+export function storedItemsByKey(rows: readonly { key: string; fingerprint: string | null; sent_at: Stored; seen_seq: Stored; seen_index: Stored; in_flight: number | boolean }[]): Map<string, StoredItem> {
   const found = new Map<string, StoredItem>();
   for (const row of rows) {
-    found.set(row.key, { fingerprint: row.fingerprint, sentAt: numberOrNull(row.sent_at), seenSeq: numberOrNull(row.seen_seq), seenIndex: numberOrNull(row.seen_index) });
+    found.set(row.key, { fingerprint: row.fingerprint, sentAt: numberOrNull(row.sent_at), seenSeq: numberOrNull(row.seen_seq), seenIndex: numberOrNull(row.seen_index), inFlight: Boolean(row.in_flight) });
   }
   return found;
 }

@@ -21,6 +21,37 @@ export interface StoredItem {
   seenSeq: number | null;
   /** The item's index in that run's input. */
   seenIndex: number | null;
+  /**
+   * A batch carried the item and no answer said what became of it (a connection cut after the
+   * service applied it, a 500, a time-out, a crash): the next run sends it whatever its fingerprint.
+   */
+  inFlight: boolean;
+}
+
+/**
+ * What a fingerprint becomes when the other kind wrote the same stock pair: it equals no real
+ * fingerprint (so the item is sent again) and is not `null` (the item stays acknowledged before,
+ * for orphans).
+ */
+export const OVERWRITTEN = 'overwritten';
+
+/**
+ * A stock pair (`external_id`, `store_id`) an item writes: a stock item writes its own, a catalog
+ * item one per `stores[]` block. Both kinds write the same stock and price of the pair.
+ */
+export interface StockPair {
+  /** The pair's key as the stock kind keys its items. */
+  key: string;
+  externalId: string;
+  storeId: string;
+  /** Fingerprint of what the item writes to the pair, as the stock kind would fingerprint it. */
+  fingerprint: string;
+}
+
+/** An item a batch is about to carry: marked in flight (and seen by its run) before the request leaves. */
+export interface InFlightItem extends SeenMark {
+  /** The stock pairs the item writes: the other kind's fingerprints for them no longer hold. */
+  pairs: readonly StockPair[];
 }
 
 /** An item of the current run's input: marks it present (orphans) and claimed (the repeat rule). */
@@ -42,6 +73,8 @@ export interface AcknowledgedItem {
   fingerprint: string;
   /** The stores the item was sent with: what `deactivate` sends `active: false` to. */
   storeIds: string[];
+  /** The stock pairs it wrote (see {@link InFlightItem}); invalidated again on acknowledgement. */
+  pairs?: readonly StockPair[];
 }
 
 /** A failed item of a run, as kept for `runErrors` (never the payload). */
@@ -111,6 +144,9 @@ export interface OrphanRow {
 export interface LeaseHolder {
   runId: string;
   startedAt: number;
+  /** The host and process id of the holder's process, when it recorded them. */
+  host: string | null;
+  pid: number | null;
 }
 
 /**
@@ -129,11 +165,23 @@ export interface SyncState {
   /** Creates the tables when missing; every other method calls it first. */
   migrate(): Promise<void>;
   /**
-   * Takes the lease of (`scope`, `kind`) for `runId` until `now + leaseMs` unless another run holds
-   * it unexpired: then returns that holder and changes nothing. A run whose lease expired while it
-   * was `running` is marked `interrupted`.
+   * Takes the lease of (`scope`, `kind`) for `runId` until `now + leaseMs`, recording the taker's
+   * `host` and `pid`, unless another run holds it unexpired: then returns that holder and changes
+   * nothing. `replacing` names a holder known to be gone (its process no longer exists): its lease
+   * is taken even unexpired, if it still holds it. A run whose lease was taken while it was
+   * `running` is marked `interrupted`.
    */
-  acquireLease(request: { scope: string; kind: SyncKind; runId: string; startedAt: number; now: number; leaseMs: number }): Promise<LeaseHolder | null>;
+  acquireLease(request: {
+    scope: string;
+    kind: SyncKind;
+    runId: string;
+    startedAt: number;
+    now: number;
+    leaseMs: number;
+    host?: string;
+    pid?: number;
+    replacing?: string;
+  }): Promise<LeaseHolder | null>;
   /** Extends the lease held by `runId`; `false` when it no longer holds it. */
   renewLease(request: { scope: string; kind: SyncKind; runId: string; now: number; leaseMs: number }): Promise<boolean>;
   releaseLease(request: { scope: string; kind: SyncKind; runId: string }): Promise<void>;
@@ -145,9 +193,19 @@ export interface SyncState {
   /** Marks the items as seen by run `seq` at their index, creating rows (without fingerprint) as needed. */
   markSeen(scope: string, kind: SyncKind, seq: number, marks: readonly SeenMark[]): Promise<void>;
   /**
+   * In one transaction, durable before the batch carrying `items` leaves: marks them in flight and
+   * seen by run `seq` (as {@link markSeen}), and, for the stock pairs they write, invalidates the
+   * other kind's fingerprint (sets it to {@link OVERWRITTEN}): for a catalog item, the stock item of
+   * each pair unless its fingerprint is the pair's; for a stock item, its product's catalog item
+   * when that was last acknowledged with the pair's store (in any letter case).
+   */
+  markInFlight(request: { scope: string; kind: SyncKind; seq: number; items: readonly InFlightItem[] }): Promise<void>;
+  /**
    * Records, in one transaction, what a batch's answer acknowledged (fingerprint, time, stores,
-   * and seen by run `seen.seq` at its index), the seen marks of its other items (as
-   * {@link markSeen}), and the run's failed items.
+   * seen by run `seen.seq` at its index, in flight no more, and the other kind's fingerprints of
+   * its `pairs` invalidated again as by {@link markInFlight}), the items the service refused
+   * (`refused` keys: in flight no more, fingerprint kept), the seen marks of its other items (as
+   * {@link markSeen}), and the run's failed items. Items of a batch without an answer stay in flight.
    */
   recordBatch(request: {
     scope: string;
@@ -156,19 +214,22 @@ export interface SyncState {
     sentAt: number;
     seen: { seq: number; marks: readonly SeenMark[] };
     acknowledged: readonly AcknowledgedItem[];
+    refused?: readonly string[];
     errors: readonly RunErrorItem[];
   }): Promise<void>;
   /** Items with a fingerprint last seen before run `seq`, by key, after `afterKey`, at most `limit`. */
   orphans(scope: string, kind: SyncKind, seq: number, afterKey: string | null, limit: number): Promise<OrphanRow[]>;
   countOrphans(scope: string, kind: SyncKind, seq: number): Promise<number>;
+  /** Items of the scope and kind the service acknowledged at some time (with a fingerprint). */
+  countAcknowledged(scope: string, kind: SyncKind): Promise<number>;
   /** Forgets every item of the scope and kind, or those with one of `externalIds`; returns how many rows went. */
   forget(scope: string, kind: SyncKind, externalIds?: readonly string[]): Promise<number>;
   /** Forgets the items with these repeat keys (a stock pair, not every store of its product). */
   forgetKeys(scope: string, kind: SyncKind, keys: readonly string[]): Promise<number>;
   /** The last run of the scope and kind that read its input to the end. */
   lastCompleteRun(scope: string, kind: SyncKind): Promise<StoredSyncRun | null>;
-  /** Runs newest first, those with `seq < beforeSeq` when given. */
-  runs(limit: number, beforeSeq?: number): Promise<StoredSyncRun[]>;
+  /** Runs newest first, those with `seq < beforeSeq` when given, of `scope` only when given. */
+  runs(limit: number, beforeSeq?: number, scope?: string): Promise<StoredSyncRun[]>;
   run(runId: string): Promise<StoredSyncRun | null>;
   /** A run's failed items in input order, those with `index > afterIndex`, at most `limit`. */
   runErrors(runId: string, afterIndex: number, limit: number): Promise<RunErrorItem[]>;

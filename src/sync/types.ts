@@ -24,6 +24,11 @@ export interface CreateSyncOptions {
    * elsewhere). `0` resends everything (as `full`); unset or `Infinity`: never for age.
    */
   maxAgeDays?: number;
+  /**
+   * The share of what was acknowledged that `deactivate` switches off without `{ confirm: n }`:
+   * more looks like a broken export, not products that left. @default 0.1
+   */
+  maxDeactivateShare?: number;
   /** Time source (lease, `maxAgeDays`, run times). For tests. @default the system clock */
   clock?: Clock;
 }
@@ -126,6 +131,21 @@ export interface SyncRunError {
   message: string;
 }
 
+/**
+ * Options of `sync.deactivate`: the per-call options of its writes, and its guard.
+ *
+ * @example
+ * ```ts
+ * await sync.deactivate('catalog', sync.orphans('catalog'), { confirm: 1200 }); // the count a SyncGuardError stated
+ * ```
+ */
+export interface DeactivateOptions extends CallOptions {
+  /** The exact number of orphans to deactivate, as a `SyncGuardError` stated it: deactivates them whatever the guard says. */
+  confirm?: number;
+  /** Overrides `createSync`'s `maxDeactivateShare` for this call. */
+  maxDeactivateShare?: number;
+}
+
 /** Result of `sync.deactivate`. */
 export interface DeactivateResult {
   /** Orphans whose stores were all set `active: false`; their state is forgotten. */
@@ -149,14 +169,18 @@ export interface DeactivateResult {
 export interface Sync {
   catalog(items: BulkInput<ProductItem>, options?: SyncRunOptions): Promise<CatalogSyncResult>;
   stock(items: BulkInput<StockItem>, options?: SyncRunOptions): Promise<StockSyncResult>;
-  /** Items acknowledged before and absent from the last complete run of `kind` (none before one). */
+  /** Items acknowledged before and absent from the last complete run of `kind` (none before one); each iteration reads the state anew. */
   orphans(kind: SyncKind): AsyncIterable<SyncOrphan>;
-  /** Sends `active: false` for each store each orphan was last sent with; forgets those done. */
-  deactivate(kind: SyncKind, orphans: Iterable<SyncOrphan> | AsyncIterable<SyncOrphan>, options?: CallOptions): Promise<DeactivateResult>;
+  /**
+   * Sends `active: false` for each store each orphan was last sent with; forgets those done. Rejects
+   * with `SyncGuardError`, deactivating nothing, when the last complete run read no items or the
+   * orphans exceed `maxDeactivateShare` of what was acknowledged, unless `confirm` is their exact count.
+   */
+  deactivate(kind: SyncKind, orphans: Iterable<SyncOrphan> | AsyncIterable<SyncOrphan>, options?: DeactivateOptions): Promise<DeactivateResult>;
   /** Forgets the state of `kind` (or of some `external_id`s): they are sent again next run. Resolves with the rows forgotten. */
   forget(kind: SyncKind, options?: { externalIds?: readonly string[] }): Promise<number>;
-  /** The run history, newest first, every scope of the state. */
-  runs(options?: { limit?: number }): AsyncIterable<SyncRunRecord>;
+  /** The run history, newest first: of this client's scope (service, merchant, key stores), or every scope with `allScopes`. */
+  runs(options?: { limit?: number; allScopes?: boolean }): AsyncIterable<SyncRunRecord>;
   /** A past run's failed items, in input order (the first 10,000 of each run are kept). */
   runErrors(runId: string): AsyncIterable<SyncRunError>;
   /** Closes the state. */

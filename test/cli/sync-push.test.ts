@@ -4,7 +4,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { sqliteDatabaseClass } from '../../src/storage/sqlite.ts';
 import { runCli, sentProductIds, startProxiedSandbox, type CliResult, type ProxiedSandbox } from './helpers.ts';
 
 let service: ProxiedSandbox;
@@ -82,7 +81,8 @@ describe('catalog push --state', () => {
     writeProducts(file, 4, () => ({ stores: [{ store_id: store, stock_quantity: 1 }] }));
     expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
     writeFileSync(file, `${readFileSync(file, 'utf8').split('\n').slice(0, 2).join('\n')}\n{"external_id":"CLI-0","name":"again","price":1}\n`);
-    const run = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing']);
+    // Half of the catalog left the file: above the guard's 10%, so it takes the exact count (see below).
+    const run = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '2']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('2 missing from this file (2 deactivated)');
     expect(service.sandbox.getProduct('CLI-3')?.stores[store]?.active).toBe(false);
@@ -110,16 +110,11 @@ describe('catalog push --state', () => {
     service.delayMs = 0;
     expect(killed.signal).toBe('SIGKILL');
     const sentBefore = sentProductIds(since(start));
-    // The killed run's lease frees the catalog within 60 s; the test brings that to 3 s in the state
-    // itself rather than wait the minute (the expiry is tested with a clock in test/sync/).
-    const Database = sqliteDatabaseClass('test', 'nothing');
-    const database = new Database(state);
-    database.exec(`UPDATE sync_leases SET expires_at = ${Date.now() + 3000}`);
-    database.close();
+    // The killed run's process is gone and ran on this host: its lease is taken at once, no waiting.
     const middle = service.requests.length;
     const resumed = await cli(['catalog', 'push', file, '--state', state, '--resume']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(/still holds the lease; if its process died, it frees within 60 s\. Waiting/);
+    expect(resumed.stderr).not.toMatch(/still holds the lease/);
     const sentAfter = sentProductIds(since(middle));
     const firstTwoBatches = sentBefore.slice(0, 1000);
     expect(sentAfter.filter((id) => firstTwoBatches.includes(id))).toEqual([]);
@@ -127,6 +122,118 @@ describe('catalog push --state', () => {
     expect(sentAfter.length).toBeLessThanOrEqual(2000);
     const done = JSON.parse((await cli(['catalog', 'push', file, '--state', state, '--json'])).stdout.trim().split('\n').at(-1)!) as { unchanged: number };
     expect(done.unchanged).toBe(3000);
+  });
+});
+
+describe('catalog push --state reads the whole file first', () => {
+  test('a JSON Lines record that does not parse at line 2,802: exit 2, nothing sent, and the message says so truly', { timeout: 90_000 }, async () => {
+    const file = join(dir, 'late-bad-line.jsonl');
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ external_id: `LATE-${i}`, name: `Item ${i}`, price: 1 }));
+    lines[2801] = '{"external_id": "LATE-2801", "name": "cut';
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const start = service.requests.length;
+    const result = await cli(['catalog', 'push', file, '--state', join(dir, 'late-bad-line.db')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Line 2802: .*\(nothing was sent\)\.?\n$/);
+    expect(since(start)).toEqual([]);
+    expect(service.sandbox.getProduct('LATE-0')).toBeUndefined();
+  });
+});
+
+describe('catalog push --state reads spreadsheets as a push without a state does', () => {
+  // The same reader options reach the sync's pass over the file: the delimiter detected from the
+  // header (or given with --delimiter), and a file writing decimal commas refused whole.
+  test('a semicolon CSV pushes with no option; a --delimiter given is the one used; a decimal-comma file sends nothing', { timeout: 90_000 }, async () => {
+    const state = join(dir, 'semicolon.db');
+    const semicolon = join(dir, 'semicolon.csv');
+    writeFileSync(semicolon, '\uFEFFexternal_id;name;price\r\nSEMI-1;"Café; 500g";24.9\r\nSEMI-2;Filtro;8.5\r\n');
+    const first = await cli(['catalog', 'push', semicolon, '--state', state]);
+    expect(first.stderr).not.toMatch(/unknown column/);
+    expect(first.code).toBe(0);
+    expect(service.sandbox.getProduct('SEMI-1')).toMatchObject({ name: 'Café; 500g', price: 24.9 });
+
+    // A delimiter given is the one used: this header does not split at commas.
+    let start = service.requests.length;
+    const told = await cli(['catalog', 'push', semicolon, '--delimiter', ',', '--state', state]);
+    expect(told.code).toBe(2);
+    expect(told.stderr).toMatch(/--delimiter/);
+    expect(since(start)).toEqual([]);
+
+    const comma = join(dir, 'decimal-comma.csv');
+    const rows = Array.from({ length: 12 }, (_, i) => `COMMA-${i};Item ${i};${i},90`);
+    writeFileSync(comma, `external_id;name;price\n${rows.join('\n')}\n`);
+    start = service.requests.length;
+    const refused = await cli(['catalog', 'push', comma, '--state', state]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/decimal numbers with a comma.*\(nothing was sent\)/);
+    expect(since(start)).toEqual([]);
+  });
+});
+
+describe('--deactivate-missing behind the guard', () => {
+  const header = 'external_id,name,price,gtin,category,store_id,stock_quantity,price_override,active';
+  const csv = (count: number) => [header, ...Array.from({ length: count }, (_, i) => `GUARD-${i},Item ${i},2.50,,,${service.sandbox.storeIds[0]},1,,`)].join('\n');
+  const active = (count: number) => Array.from({ length: count }, (_, i) => service.sandbox.getProduct(`GUARD-${i}`)).filter((product) => product?.stores[service.sandbox.storeIds[0]!]?.active !== false).length;
+
+  test('a header-only CSV or a file cut to a third deactivates nothing and exits 2; --confirm-deactivate <n> deactivates exactly n', { timeout: 90_000 }, async () => {
+    const file = join(dir, 'guard.csv');
+    const state = join(dir, 'guard.db');
+    writeFileSync(file, `${csv(30)}\n`);
+    expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
+
+    writeFileSync(file, `${header}\n`);
+    const empty = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing']);
+    expect(empty.code).toBe(2);
+    expect(empty.stdout).toContain('30 missing from this file (none deactivated)');
+    expect(empty.stderr).toMatch(/30 of the 30 catalog items acknowledged before are missing.*read no items.*--confirm-deactivate 30/);
+    expect(active(30)).toBe(30);
+
+    writeFileSync(file, `${csv(10)}\n`);
+    const cut = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing']);
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toMatch(/20 of the 30 catalog items acknowledged before are missing from this file \(66\.7%, above the 10% allowed\).*--confirm-deactivate 20/);
+    expect(active(30)).toBe(30);
+
+    const wrong = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '19']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--confirm-deactivate 19 does not match the 20 .*--confirm-deactivate 20/);
+    expect(active(30)).toBe(30);
+
+    const confirmed = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '20']);
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toContain('20 missing from this file (20 deactivated)');
+    expect(active(30)).toBe(10);
+    expect(active(10)).toBe(10);
+  });
+
+  test('--confirm-deactivate goes with --deactivate-missing only', async () => {
+    const file = join(dir, 'guard-alone.csv');
+    writeFileSync(file, `${csv(1)}\n`);
+    const start = service.requests.length;
+    const alone = await cli(['catalog', 'push', file, '--state', join(dir, 'guard-alone.db'), '--confirm-deactivate', '3']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^--confirm-deactivate goes with --deactivate-missing/);
+    expect(since(start)).toEqual([]);
+  });
+});
+
+describe('sync runs', () => {
+  test("lists the runs of the key's scope; --all-scopes lists every scope's, without a key", { timeout: 90_000 }, async () => {
+    const file = join(dir, 'scopes.jsonl');
+    const state = join(dir, 'scopes.db');
+    writeProducts(file, 1, () => ({ external_id: 'SCOPE-1' }));
+    await cli(['catalog', 'push', file, '--state', state]);
+    await cli(['catalog', 'push', file, '--state', state], { env: { ...env, INTEGRATION_API_KEY: service.sandbox.keys.oneStore } });
+    const runIds = (stdout: string) => stdout.trim().split('\n').map((line) => (JSON.parse(line) as { runId: string }).runId);
+    const mine = await cli(['sync', 'runs', '--state', state, '--json']);
+    const theirs = await cli(['sync', 'runs', '--state', state, '--json'], { env: { ...env, INTEGRATION_API_KEY: service.sandbox.keys.oneStore } });
+    const every = await cli(['sync', 'runs', '--state', state, '--json', '--all-scopes'], { env: { INTEGRATION_BASE_URL: service.baseUrl } });
+    expect(runIds(mine.stdout)).toHaveLength(1);
+    expect(runIds(theirs.stdout)).toHaveLength(1);
+    expect(runIds(every.stdout)).toEqual([...runIds(theirs.stdout), ...runIds(mine.stdout)]);
+    const noKey = await cli(['sync', 'runs', '--state', state], { env: { INTEGRATION_BASE_URL: service.baseUrl } });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/No API key.*--all-scopes/);
   });
 });
 
@@ -161,7 +268,7 @@ describe('sync runs / sync forget', () => {
     const state = join(dir, 'forget.db');
     writeProducts(file, 2, (i) => ({ external_id: `F-${i}` }));
     await cli(['catalog', 'push', file, '--state', state]);
-    const runs = await cli(['sync', 'runs', '--state', state], { env: { INTEGRATION_BASE_URL: service.baseUrl } });
+    const runs = await cli(['sync', 'runs', '--state', state]);
     expect(runs.code).toBe(0);
     expect(runs.stdout).toMatch(/catalog\s+completed\s+[0-9a-f-]{36}\s+total 2, unchanged 0, sent 2, created 2/);
     const forgot = await cli(['sync', 'forget', 'catalog', '--external-id', 'F-1', '--state', state]);
@@ -169,11 +276,11 @@ describe('sync runs / sync forget', () => {
     const start = service.requests.length;
     await cli(['catalog', 'push', file, '--state', state]);
     expect(sentProductIds(since(start))).toEqual(['F-1']);
-    const none = await cli(['sync', 'runs']);
+    const none = await cli(['sync', 'runs', '--all-scopes']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('INTEGRATION_SYNC_STATE');
     // A mistyped path is refused, and no empty state file is left behind for it.
-    const typo = await cli(['sync', 'runs', '--state', join(dir, 'forgett.db')]);
+    const typo = await cli(['sync', 'runs', '--all-scopes', '--state', join(dir, 'forgett.db')]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^No sync state at .*forgett\.db/);
     expect(existsSync(join(dir, 'forgett.db'))).toBe(false);
@@ -204,6 +311,7 @@ test('the sync commands and the push options have help with an example', { timeo
     expect(help.stdout, command.join(' ')).toMatch(/Example:\n\s+integration-sdk sync /);
   }
   const push = await cli(['catalog', 'push', '--help']);
-  for (const option of ['--state <location>', '--full', '--max-age <days>', '--deactivate-missing']) expect(push.stdout).toContain(option);
+  for (const option of ['--state <location>', '--full', '--max-age <days>', '--deactivate-missing', '--confirm-deactivate <n>']) expect(push.stdout).toContain(option);
+  expect((await cli(['sync', 'runs', '--help'])).stdout).toContain('--all-scopes');
   expect((await cli(['catalog', 'push', 'x.jsonl', '--state', 'x.db', '--max-age', '-1'])).code).toBe(2);
 });

@@ -1,11 +1,13 @@
 // The delta sync against the sandbox over its socket, with real SQLite files: every request on the
 // wire is counted by the client's recording fetch.
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from 'integration-sdk/sandbox';
 import { createSync, SyncRunInProgressError, type Sync } from 'integration-sdk/sync';
 import { sqliteSyncState } from 'integration-sdk/sync/sqlite';
 import { clientFor, ManualClock, onCleanup, startSandbox, type Exchange } from '../e2e/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
+import { leaseHost } from '../../src/sync/run-lease.ts';
 
 const dir = tempDir('sync-e2e');
 afterAll(() => dir.remove());
@@ -247,6 +249,32 @@ describe('sync.catalog', () => {
     expect((await b.sync.catalog(products(6))).unchanged).toBe(6);
   });
 
+  it("takes at once a lease whose holder was a process on this host that is gone, and no other holder's", async () => {
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const state = sqliteSyncState({ path });
+    onCleanup(() => state.close());
+    const { sync } = syncOn(sandbox, path);
+    await sync.catalog(products(1));
+    const { scope } = (await state.runs(1))[0]!;
+    const exited = spawn(process.execPath, ['-e', '']);
+    const gonePid = await new Promise<number>((resolve) => exited.on('exit', () => resolve(exited.pid!)));
+    const holders = [
+      { host: leaseHost(), pid: process.pid, taken: false },
+      { host: 'another-host', pid: gonePid, taken: false },
+      // The same host name in another PID namespace (a container on the host's network) is another host.
+      { host: leaseHost().split(' ')[0]!, pid: gonePid, taken: process.platform !== 'linux' },
+      { host: leaseHost(), pid: gonePid, taken: true },
+    ];
+    for (const [n, holder] of holders.entries()) {
+      expect(await state.acquireLease({ scope, kind: 'catalog', runId: `holder-${n}`, startedAt: Date.now(), now: Date.now(), leaseMs: 60_000, host: holder.host, pid: holder.pid })).toBeNull();
+      const run = sync.catalog(products(1));
+      if (holder.taken) expect(await run).toMatchObject({ unchanged: 1 });
+      else await expect(run).rejects.toMatchObject({ name: 'SyncRunInProgressError', runId: `holder-${n}` });
+      await state.releaseLease({ scope, kind: 'catalog', runId: `holder-${n}` });
+    }
+  });
+
   it('reports orphans only after a complete run and deactivates them on request', async () => {
     const sandbox = await startSandbox();
     const [store] = sandbox.storeIds;
@@ -269,7 +297,8 @@ describe('sync.catalog', () => {
       ['ITEM-3', [store]],
     ]);
     expect(orphans[0]!.lastSentAt).toBeInstanceOf(Date);
-    const deactivated = await sync.deactivate('catalog', orphans);
+    // Half of the catalog: above the guard's 10%, confirmed with the exact count (test/sync/deactivate-guard.test.ts).
+    const deactivated = await sync.deactivate('catalog', orphans, { confirm: 2 });
     expect(deactivated).toMatchObject({ deactivated: 2, errors: 0 });
     expect(sandbox.getProduct('ITEM-2')?.stores[store!]?.active).toBe(false);
     expect(sandbox.getProduct('ITEM-0')?.stores[store!]?.active).not.toBe(false);
@@ -293,6 +322,18 @@ describe('sync.catalog', () => {
     expect(runs[0]!.error).toContain('cursor lost');
     // Every batch sent before the input broke settled and was recorded; the next run finds them.
     expect(await sync.catalog(products(1500))).toMatchObject({ unchanged: 1500, sent: 0 });
+  });
+
+  it("lists the runs of its own client's scope, or every scope when asked", async () => {
+    const sandbox = await startSandbox();
+    const path = freshPath();
+    const full = syncOn(sandbox, path);
+    const limited = syncOn(sandbox, path, { apiKey: sandbox.keys.oneStore });
+    const mine = await full.sync.catalog(products(1));
+    const theirs = await limited.sync.catalog(products(1));
+    expect((await collect(full.sync.runs())).map((run) => run.runId)).toEqual([mine.runId]);
+    expect((await collect(limited.sync.runs())).map((run) => run.runId)).toEqual([theirs.runId]);
+    expect((await collect(full.sync.runs({ allScopes: true }))).map((run) => run.runId)).toEqual([theirs.runId, mine.runId]);
   });
 
   it('forgets one item or all: they are sent again', async () => {
@@ -345,7 +386,7 @@ describe('sync.stock orphans', () => {
     expect((await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).orphans).toBe(1);
     const orphans = await collect(sync.orphans('stock'));
     expect(orphans.map((o) => [o.external_id, o.store_ids])).toEqual([[known, [s2]]]);
-    expect(await sync.deactivate('stock', orphans)).toMatchObject({ deactivated: 1, errors: 0 });
+    expect(await sync.deactivate('stock', orphans, { confirm: 1 })).toMatchObject({ deactivated: 1, errors: 0 });
     expect(sandbox.getProduct(known)?.stores[s2!]?.active).toBe(false);
     exchanges.length = 0;
     expect(await sync.stock([{ external_id: known, store_id: s1!, stock_quantity: 1 }])).toMatchObject({ unchanged: 1, sent: 0, orphans: 0 });

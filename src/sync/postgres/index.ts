@@ -4,7 +4,10 @@
  * it (one run per scope and kind at a time, by lease). Needs `pg` ≥ 8, an optional peer dependency.
  */
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import type { SeenMark, SyncState } from '../state.ts';
+import type { SyncState } from '../state.ts';
+import { stateFailure } from '../state-errors.ts';
+import { itemStatements, type Statement } from './item-statements.ts';
+import { createTables, tablesOf } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
@@ -16,6 +19,19 @@ export interface PostgresSyncStateOptions extends PostgresConnectionOptions {
 }
 
 const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, started_at, finished_at, outcome, complete, total, unchanged, sent, created, updated, errors, orphans, error';
+
+/** Where the state is, for messages: host, port, database and schema, never the user or password. */
+function describeLocation(options: PostgresSyncStateOptions, schema: string): string {
+  if (options.pool) return `Postgres, the pool given, schema ${schema}`;
+  const raw = options.connectionString ?? '';
+  try {
+    const url = new URL(raw);
+    return `Postgres at ${url.host}${url.pathname}, schema ${schema}`;
+  } catch {
+    const host = options.poolConfig?.host;
+    return `Postgres${host ? ` at ${host}` : ''}, schema ${schema}`;
+  }
+}
 
 /**
  * The sync state on Postgres.
@@ -31,110 +47,72 @@ const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, s
 export function postgresSyncState(options: PostgresSyncStateOptions): SyncState {
   const schema = checkPostgresOptions('postgresSyncState', options, options?.schema ?? 'integration_sync');
   const db = postgresPool('postgresSyncState', options);
-  const items = `"${schema}".items`;
-  const runs = `"${schema}".runs`;
-  const runErrors = `"${schema}".run_errors`;
-  const leases = `"${schema}".leases`;
+  const { items, runs, runErrors, leases } = tablesOf(schema);
+  const where = { state: describeLocation(options, schema) };
+  /** Runs `operation`, a driver's failure becoming one sentence that names the state. */
+  async function named<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw stateFailure(error, where);
+    }
+  }
 
-  const migrate = () =>
-    db.migrateOnce(`integration-sdk-sync:${schema}`, async (client) => {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${items} (
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          key TEXT NOT NULL,
-          external_id TEXT NOT NULL,
-          store_id TEXT NOT NULL,
-          fingerprint TEXT,
-          sent_at BIGINT,
-          store_ids TEXT[],
-          seen_seq BIGINT,
-          seen_index BIGINT,
-          PRIMARY KEY (scope, kind, key)
-        )`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${runs} (
-          seq BIGSERIAL PRIMARY KEY,
-          run_id TEXT NOT NULL UNIQUE,
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          base_url TEXT NOT NULL,
-          merchant_id TEXT NOT NULL,
-          is_full BOOLEAN NOT NULL,
-          started_at BIGINT NOT NULL,
-          finished_at BIGINT,
-          outcome TEXT NOT NULL,
-          complete BOOLEAN NOT NULL DEFAULT false,
-          total BIGINT NOT NULL DEFAULT 0,
-          unchanged BIGINT NOT NULL DEFAULT 0,
-          sent BIGINT NOT NULL DEFAULT 0,
-          created BIGINT,
-          updated BIGINT NOT NULL DEFAULT 0,
-          errors BIGINT NOT NULL DEFAULT 0,
-          orphans BIGINT,
-          error TEXT
-        )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS runs_complete ON ${runs} (scope, kind, complete, seq)`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${runErrors} (
-          run_id TEXT NOT NULL,
-          idx BIGINT NOT NULL,
-          external_id TEXT NOT NULL,
-          store_id TEXT,
-          code TEXT NOT NULL,
-          message TEXT NOT NULL,
-          PRIMARY KEY (run_id, idx)
-        )`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${leases} (
-          scope TEXT NOT NULL,
-          kind TEXT NOT NULL,
-          run_id TEXT NOT NULL,
-          started_at BIGINT NOT NULL,
-          expires_at BIGINT NOT NULL,
-          PRIMARY KEY (scope, kind)
-        )`);
-    });
+  const migrateTables = () => db.migrateOnce(`integration-sdk-sync:${schema}`, (client) => createTables(client, schema));
+  const migrate = () => named(migrateTables);
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
     await migrate();
-    return db.query<R>(sql, params);
+    return named(() => db.query<R>(sql, params));
   }
   async function changes(sql: string, params: unknown[] = []): Promise<number> {
     await migrate();
-    return db.changes(sql, params);
+    return named(() => db.changes(sql, params));
+  }
+  /** Runs the statements in one transaction. */
+  async function transaction(statements: readonly Statement[]): Promise<void> {
+    if (statements.length === 0) return;
+    await migrate();
+    await named(async () => {
+      const client = await (await db.get()).connect();
+      try {
+        await client.query('BEGIN');
+        for (const [sql, params] of statements) await client.query(sql, params);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
   }
   const runRow = (row: RunRow) => runFromRow(row);
-  const markSeenStatement = (scope: string, kind: string, seq: number, marks: readonly SeenMark[]): [string, unknown[]] => [
-    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-     SELECT $1, $2, k, e, s, $3, i FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(k, e, s, i)
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
-    [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
-  ];
+  const { markSeenStatement, inFlightStatement, overwriteStatements, acknowledgeStatement } = itemStatements(items);
 
   return {
     migrate,
 
-    async acquireLease({ scope, kind, runId, startedAt, now, leaseMs }) {
-      // Taken only when free or expired: concurrent takers race on the row, and one wins.
+    async acquireLease({ scope, kind, runId, startedAt, now, leaseMs, host, pid, replacing }) {
+      // Taken only when free, expired, or held by the run named gone: concurrent takers race on the row, and one wins.
       const previous = await query<{ run_id: string }>(`SELECT run_id FROM ${leases} WHERE scope = $1 AND kind = $2`, [scope, kind]);
       const taken = await query<{ run_id: string }>(
-        `INSERT INTO ${leases} (scope, kind, run_id, started_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (scope, kind) DO UPDATE SET run_id = EXCLUDED.run_id, started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
-         WHERE ${leases}.expires_at <= $6 OR ${leases}.run_id = EXCLUDED.run_id
+        `INSERT INTO ${leases} (scope, kind, run_id, started_at, expires_at, host, pid) VALUES ($1, $2, $3, $4, $5, $7, $8)
+         ON CONFLICT (scope, kind) DO UPDATE SET run_id = EXCLUDED.run_id, started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at, host = EXCLUDED.host, pid = EXCLUDED.pid
+         WHERE ${leases}.expires_at <= $6 OR ${leases}.run_id = EXCLUDED.run_id OR ${leases}.run_id = $9
          RETURNING run_id`,
-        [scope, kind, runId, startedAt, now + leaseMs, now],
+        [scope, kind, runId, startedAt, now + leaseMs, now, host ?? null, pid ?? null, replacing ?? null],
       );
       if (taken.length === 1) {
         const expired = previous[0]?.run_id;
         if (expired !== undefined && expired !== runId) await query(`UPDATE ${runs} SET outcome = 'interrupted' WHERE run_id = $1 AND outcome = 'running'`, [expired]);
         return null;
       }
-      const held = await query<{ run_id: string; started_at: string }>(`SELECT run_id, started_at FROM ${leases} WHERE scope = $1 AND kind = $2`, [scope, kind]);
+      const held = await query<{ run_id: string; started_at: string; host: string | null; pid: number | null }>(`SELECT run_id, started_at, host, pid FROM ${leases} WHERE scope = $1 AND kind = $2`, [scope, kind]);
       // Released between the two statements: try once more.
-      if (held.length === 0) return this.acquireLease({ scope, kind, runId, startedAt, now, leaseMs });
-      return { runId: held[0]!.run_id, startedAt: Number(held[0]!.started_at) };
+      if (held.length === 0) return this.acquireLease({ scope, kind, runId, startedAt, now, leaseMs, host, pid, replacing });
+      const holder = held[0]!;
+      return { runId: holder.run_id, startedAt: Number(holder.started_at), host: holder.host, pid: holder.pid === null ? null : Number(holder.pid) };
     },
 
     renewLease: async ({ scope, kind, runId, now, leaseMs }) =>
@@ -158,8 +136,8 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
     },
 
     async lookup(scope, kind, keys) {
-      const rows = await query<{ key: string; fingerprint: string | null; sent_at: string | null; seen_seq: string | null; seen_index: string | null }>(
-        `SELECT key, fingerprint, sent_at, seen_seq, seen_index FROM ${items} WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`,
+      const rows = await query<{ key: string; fingerprint: string | null; sent_at: string | null; seen_seq: string | null; seen_index: string | null; in_flight: boolean }>(
+        `SELECT key, fingerprint, sent_at, seen_seq, seen_index, in_flight FROM ${items} WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`,
         [scope, kind, keys],
       );
       return storedItemsByKey(rows);
@@ -167,53 +145,31 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
 
     async markSeen(scope, kind, seq, marks) {
       if (marks.length === 0) return;
-      await migrate();
-      await db.query(...markSeenStatement(scope, kind, seq, marks));
+      await query(...markSeenStatement(scope, kind, seq, marks));
     },
 
-    async recordBatch({ scope, kind, runId, sentAt, seen, acknowledged, errors }) {
-      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
-      await migrate();
-      const client = await (await db.get()).connect();
-      try {
-        await client.query('BEGIN');
-        if (seen.marks.length > 0) await client.query(...markSeenStatement(scope, kind, seen.seq, seen.marks));
-        if (acknowledged.length > 0) {
-          await client.query(
-            `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index)
-             SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' '), $9, i FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::bigint[]) AS t(k, e, s, f, ids, i)
-             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, sent_at = EXCLUDED.sent_at, store_ids = EXCLUDED.store_ids,
-               seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index`,
-            [
-              scope,
-              kind,
-              sentAt,
-              acknowledged.map((a) => a.key),
-              acknowledged.map((a) => a.externalId),
-              acknowledged.map((a) => a.storeId),
-              acknowledged.map((a) => a.fingerprint),
-              // Store ids are UUIDs (checked before sending): a space cannot occur in one.
-              acknowledged.map((a) => a.storeIds.join(' ')),
-              seen.seq,
-              acknowledged.map((a) => a.index),
-            ],
-          );
-        }
-        if (errors.length > 0) {
-          await client.query(
-            `INSERT INTO ${runErrors} (run_id, idx, external_id, store_id, code, message)
-             SELECT $1, i, e, s, c, m FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(i, e, s, c, m)
-             ON CONFLICT (run_id, idx) DO NOTHING`,
-            [runId, errors.map((e) => e.index), errors.map((e) => e.external_id), errors.map((e) => e.store_id ?? null), errors.map((e) => e.code), errors.map((e) => e.message)],
-          );
-        }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
+    async markInFlight({ scope, kind, seq, items: marked }) {
+      if (marked.length === 0) return;
+      await transaction([inFlightStatement(scope, kind, seq, marked), ...overwriteStatements(scope, kind, marked.flatMap((item) => item.pairs))]);
+    },
+
+    async recordBatch({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) {
+      const statements: Statement[] = [];
+      if (seen.marks.length > 0) statements.push(markSeenStatement(scope, kind, seen.seq, seen.marks));
+      if (acknowledged.length > 0) {
+        statements.push(acknowledgeStatement(scope, kind, sentAt, seen.seq, acknowledged));
+        statements.push(...overwriteStatements(scope, kind, acknowledged.flatMap((item) => item.pairs ?? [])));
       }
+      if (refused.length > 0) statements.push([`UPDATE ${items} SET in_flight = false WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`, [scope, kind, refused]]);
+      if (errors.length > 0) {
+        statements.push([
+          `INSERT INTO ${runErrors} (run_id, idx, external_id, store_id, code, message)
+           SELECT $1, i, e, s, c, m FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(i, e, s, c, m)
+           ON CONFLICT (run_id, idx) DO NOTHING`,
+          [runId, errors.map((e) => e.index), errors.map((e) => e.external_id), errors.map((e) => e.store_id ?? null), errors.map((e) => e.code), errors.map((e) => e.message)],
+        ]);
+      }
+      await transaction(statements);
     },
 
     async orphans(scope, kind, seq, afterKey, limit) {
@@ -234,6 +190,11 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
       return Number(rows[0]!.n);
     },
 
+    async countAcknowledged(scope, kind) {
+      const rows = await query<{ n: string }>(`SELECT count(*) AS n FROM ${items} WHERE scope = $1 AND kind = $2 AND fingerprint IS NOT NULL`, [scope, kind]);
+      return Number(rows[0]!.n);
+    },
+
     // By `external_id`: a scan of the scope and kind, with no index on it (see the SQLite state).
     forget: (scope, kind, externalIds) =>
       externalIds === undefined
@@ -247,8 +208,12 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
       return rows[0] ? runRow(rows[0]) : null;
     },
 
-    async runs(limit, beforeSeq) {
-      const rows = await query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${runs} WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
+    async runs(limit, beforeSeq, scope) {
+      const rows = await query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${runs} WHERE seq < $1 AND ($3::text IS NULL OR scope = $3) ORDER BY seq DESC LIMIT $2`, [
+        beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        limit,
+        scope ?? null,
+      ]);
       return rows.map(runRow);
     },
 

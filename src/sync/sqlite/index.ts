@@ -4,9 +4,13 @@
  * `synchronous=NORMAL`: a committed acknowledgement survives a killed process; a power cut may lose
  * the last ones, and those items are simply sent again (absolute values).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import type { SeenMark, SyncState, StoredSyncRun, SyncKind } from '../state.ts';
+import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
+import { stateFailure } from '../state-errors.ts';
+import { acknowledge, markInFlight, markSeen } from './item-writes.ts';
+import { addLaterColumns, SCHEMA } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -20,68 +24,10 @@ export interface SqliteSyncStateOptions {
   busyTimeoutMs?: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS sync_items (
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  key TEXT NOT NULL,
-  external_id TEXT NOT NULL,
-  store_id TEXT NOT NULL,
-  fingerprint TEXT,
-  sent_at INTEGER,
-  store_ids TEXT,
-  seen_seq INTEGER,
-  seen_index INTEGER,
-  PRIMARY KEY (scope, kind, key)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_runs (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id TEXT NOT NULL UNIQUE,
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  base_url TEXT NOT NULL,
-  merchant_id TEXT NOT NULL,
-  is_full INTEGER NOT NULL,
-  started_at INTEGER NOT NULL,
-  finished_at INTEGER,
-  outcome TEXT NOT NULL,
-  complete INTEGER NOT NULL DEFAULT 0,
-  total INTEGER NOT NULL DEFAULT 0,
-  unchanged INTEGER NOT NULL DEFAULT 0,
-  sent INTEGER NOT NULL DEFAULT 0,
-  created INTEGER,
-  updated INTEGER NOT NULL DEFAULT 0,
-  errors INTEGER NOT NULL DEFAULT 0,
-  orphans INTEGER,
-  error TEXT
-);
-CREATE INDEX IF NOT EXISTS sync_runs_complete ON sync_runs (scope, kind, complete, seq);
-CREATE TABLE IF NOT EXISTS sync_run_errors (
-  run_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  external_id TEXT NOT NULL,
-  store_id TEXT,
-  code TEXT NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sync_leases (
-  scope TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  run_id TEXT NOT NULL,
-  started_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  PRIMARY KEY (scope, kind)
-);
-`;
-
-function markSeen(db: SqliteDatabase, scope: string, kind: string, seq: number, marks: readonly SeenMark[]): void {
-  db.prepare(
-    `INSERT INTO sync_items (scope, kind, key, external_id, store_id, seen_seq, seen_index)
-     SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, ?, value ->> 3 FROM json_each(?) WHERE true
-     ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
-  ).run(scope, kind, seq, JSON.stringify(marks.map((mark) => [mark.key, mark.externalId, mark.storeId, mark.index])));
-}
+/** Pages of WAL between two automatic checkpoints (4 KB each). */
+const CHECKPOINT_PAGES = 2000;
+/** Rows counted per statement by countOrphans. */
+const COUNT_CHUNK = 20_000;
 
 const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, started_at, finished_at, outcome, complete, total, unchanged, sent, created, updated, errors, orphans, error';
 
@@ -112,33 +58,49 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
     await file.attempt((database) => {
       database.exec('PRAGMA journal_mode = WAL');
       database.exec('PRAGMA synchronous = NORMAL');
-      // A checkpoint every 32 MB of WAL rather than every 4 MB: a run writes one transaction per
-      // batch, and at the default the checkpoints' syncs took most of the state's write time.
-      database.exec('PRAGMA wal_autocheckpoint = 8000');
+      // A checkpoint every 8 MB of WAL rather than every 4 MB: a run writes one transaction per
+      // batch, and at the default the checkpoints' syncs took most of the state's write time. Not
+      // more: a checkpoint runs inside the write that crosses the mark, holding the event loop
+      // (32 MB took some 35 ms of CPU, beyond a run's 10 ms between turns).
+      database.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
       database.exec(SCHEMA);
+      sqliteTransaction(database, () => addLaterColumns(database));
     });
     migrated = true;
   }
   async function run<T>(operation: (db: SqliteDatabase) => T): Promise<T> {
-    await migrate();
-    return file.attempt(operation);
+    try {
+      await migrate();
+      return await file.attempt(operation);
+    } catch (error) {
+      throw stateFailure(error, { state: `SQLite file ${options.path}`, busyTimeoutMs });
+    }
   }
   const write = <T>(operation: (db: SqliteDatabase) => T) => run((database) => sqliteTransaction(database, () => operation(database)));
   const runRow = (row: unknown) => runFromRow(row as RunRow);
 
   return {
-    migrate,
+    migrate: () => run(() => undefined),
 
-    acquireLease: ({ scope, kind, runId, startedAt, now, leaseMs }) =>
+    acquireLease: ({ scope, kind, runId, startedAt, now, leaseMs, host, pid, replacing }) =>
       write((db) => {
-        const held = db.prepare('SELECT run_id, started_at, expires_at FROM sync_leases WHERE scope = ? AND kind = ?').get(scope, kind) as
-          | { run_id: string; started_at: number; expires_at: number }
+        const held = db.prepare('SELECT run_id, started_at, expires_at, host, pid FROM sync_leases WHERE scope = ? AND kind = ?').get(scope, kind) as
+          | { run_id: string; started_at: number; expires_at: number; host: string | null; pid: number | null }
           | undefined;
-        if (held && held.run_id !== runId && held.expires_at > now) return { runId: held.run_id, startedAt: Number(held.started_at) };
+        const free = !held || held.run_id === runId || held.expires_at <= now || held.run_id === replacing;
+        if (!free) return { runId: held.run_id, startedAt: Number(held.started_at), host: held.host, pid: held.pid === null ? null : Number(held.pid) };
         if (held && held.run_id !== runId) {
           db.prepare("UPDATE sync_runs SET outcome = 'interrupted' WHERE run_id = ? AND outcome = 'running'").run(held.run_id);
         }
-        db.prepare('INSERT OR REPLACE INTO sync_leases (scope, kind, run_id, started_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(scope, kind, runId, startedAt, now + leaseMs);
+        db.prepare('INSERT OR REPLACE INTO sync_leases (scope, kind, run_id, started_at, expires_at, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          scope,
+          kind,
+          runId,
+          startedAt,
+          now + leaseMs,
+          host ?? null,
+          pid ?? null,
+        );
         return null;
       }),
 
@@ -169,9 +131,9 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       run((db) => {
         const rows = db
           .prepare(
-            'SELECT key, fingerprint, sent_at, seen_seq, seen_index FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))',
+            'SELECT key, fingerprint, sent_at, seen_seq, seen_index, in_flight FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))',
           )
-          .all(scope, kind, JSON.stringify(keys)) as { key: string; fingerprint: string | null; sent_at: number | null; seen_seq: number | null; seen_index: number | null }[];
+          .all(scope, kind, JSON.stringify(keys)) as { key: string; fingerprint: string | null; sent_at: number | null; seen_seq: number | null; seen_index: number | null; in_flight: number }[];
         return storedItemsByKey(rows);
       }),
 
@@ -180,24 +142,18 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       await write((db) => markSeen(db, scope, kind, seq, marks));
     },
 
-    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, errors }) => {
-      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
+    markInFlight: async ({ scope, kind, seq, items }) => {
+      if (items.length === 0) return;
+      await write((db) => markInFlight(db, scope, kind, seq, items));
+    },
+
+    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) => {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && refused.length === 0 && errors.length === 0) return;
       await write((db) => {
         if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
-        if (acknowledged.length > 0) {
-          db.prepare(
-            `INSERT INTO sync_items (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index)
-             SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?, value ->> 4, ?, value ->> 5 FROM json_each(?) WHERE true
-             ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = excluded.fingerprint, sent_at = excluded.sent_at, store_ids = excluded.store_ids,
-               seen_seq = excluded.seen_seq, seen_index = excluded.seen_index`,
-          ).run(
-            scope,
-            kind,
-            sentAt,
-            seen.seq,
-            // Store ids are UUIDs (checked before sending): joined by spaces, which none can hold.
-            JSON.stringify(acknowledged.map((item) => [item.key, item.externalId, item.storeId, item.fingerprint, item.storeIds.join(' '), item.index])),
-          );
+        if (acknowledged.length > 0) acknowledge(db, scope, kind, sentAt, seen.seq, acknowledged);
+        if (refused.length > 0) {
+          db.prepare('UPDATE sync_items SET in_flight = 0 WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(refused));
         }
         if (errors.length > 0) {
           db.prepare(
@@ -227,13 +183,30 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         })),
       ),
 
-    countOrphans: (scope, kind, seq) =>
-      run((db) => {
-        const row = db
-          .prepare('SELECT count(*) AS n FROM sync_items WHERE scope = ? AND kind = ? AND fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?)')
-          .get(scope, kind, seq) as { n: number };
-        return Number(row.n);
-      }),
+    // In chunks of rows, in key order, with a turn of the event loop between them: one count over a
+    // million rows would hold it for a tenth of a second at the end of every run.
+    async countOrphans(scope, kind, seq) {
+      let orphans = 0;
+      let after = '';
+      for (;;) {
+        const chunk = await run(
+          (db) =>
+            db
+              .prepare(
+                `SELECT count(*) AS rows, count(*) FILTER (WHERE fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?)) AS orphans, max(key) AS last
+                 FROM (SELECT key, fingerprint, seen_seq FROM sync_items WHERE scope = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?)`,
+              )
+              .get(seq, scope, kind, after, COUNT_CHUNK) as { rows: number; orphans: number; last: string | null },
+        );
+        orphans += Number(chunk.orphans);
+        if (Number(chunk.rows) < COUNT_CHUNK || chunk.last === null) return orphans;
+        after = chunk.last;
+        await nextTurn();
+      }
+    },
+
+    countAcknowledged: (scope, kind) =>
+      run((db) => Number((db.prepare('SELECT count(*) AS n FROM sync_items WHERE scope = ? AND kind = ? AND fingerprint IS NOT NULL').get(scope, kind) as { n: number }).n)),
 
     // By `external_id`: a scan of the scope and kind, with no index on it (forgetting is an operator's
     // occasional act; an index would be paid by every write of every run).
@@ -256,12 +229,12 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
         return row ? runRow(row) : null;
       }),
 
-    runs: (limit, beforeSeq) =>
+    runs: (limit, beforeSeq, scope) =>
       run((db) =>
-        db
-          .prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`)
-          .all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
-          .map(runRow),
+        (scope === undefined
+          ? db.prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`).all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
+          : db.prepare(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE scope = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(scope, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit)
+        ).map(runRow),
       ),
 
     run: (runId) =>

@@ -1,7 +1,7 @@
 // The delta sync on a real Postgres: the same rules as on SQLite, state shared by two syncs (as two
 // processes would), and one database holding the inbox and the sync state side by side.
 import { describe, expect, it } from 'vitest';
-import { createSync, SyncRunInProgressError } from 'integration-sdk/sync';
+import { createSync, SyncRunInProgressError, SyncStateError } from 'integration-sdk/sync';
 import { postgresSyncState } from 'integration-sdk/sync/postgres';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { clientFor, onCleanup, startSandbox } from '../../e2e/helpers.ts';
@@ -57,5 +57,24 @@ describe('sync on postgresSyncState', () => {
     onCleanup(() => sync.close());
     expect((await sync.catalog(products(2))).created).toBe(2);
     expect(await inbox.stats(Date.now())).toMatchObject({ pending: 0 });
+  });
+
+  it('a Postgres that is down rejects with a sentence naming the state and what to do, never its password', { timeout: 60_000 }, async () => {
+    const sandbox = await startSandbox();
+    const { client } = clientFor(sandbox);
+    const url = new URL(postgres.current.url);
+    const sync = createSync({ client, state: postgresSyncState({ connectionString: postgres.current.url, schema: 'sync_down' }) });
+    onCleanup(() => sync.close());
+    await postgres.current.stop();
+    try {
+      const error = await sync.catalog(products(1)).then(() => undefined, (rejected: unknown) => rejected);
+      expect(error).toBeInstanceOf(SyncStateError);
+      expect((error as Error).message).toBe(
+        `Cannot reach the sync state (Postgres at ${url.host}/postgres, schema sync_down): connection refused: nothing listens at that address and port. Check that Postgres is running there and the connection string, then run again.`,
+      );
+      expect(JSON.stringify(error)).not.toContain(url.password);
+    } finally {
+      await postgres.current.start();
+    }
   });
 });
