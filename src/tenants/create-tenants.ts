@@ -10,6 +10,7 @@ import type { TenantsContext } from './context.ts';
 import { Credentials } from './credentials.ts';
 import { disconnectTenant } from './disconnect.ts';
 import { tenantFromRecord } from './records.ts';
+import { attachTenantsReceiving } from './receiving.ts';
 import { rekeyTenants } from './rekey.ts';
 import { TENANT_STATUSES, type TenantStatus, type TenantStore } from './store.ts';
 import { tenantClient } from './tenant-client.ts';
@@ -186,6 +187,23 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     },
     egressUsage: () => budget.usage(),
     heldClients: () => clients.held,
+  });
+  attachTenantsReceiving(tenants, {
+    async read(tenantId) {
+      await credentials.ready();
+      const record = await store.get(tenantId);
+      if (record === null || record.status === 'disconnected' || record.status === 'disconnecting') return null;
+      const secrets = (await store.secrets(tenantId)).map((secret) => ({
+        endpointId: secret.endpointId,
+        secret: credentials.openSecret(tenantId, secret.endpointId, secret.secret),
+        createdAt: secret.createdAt,
+        verifiedAt: secret.verifiedAt ?? null,
+      }));
+      // A connect registers its endpoint before it stores the secret, as a rotation does.
+      return { secrets, rotating: record.rotatingSince !== null || record.status === 'connecting' };
+    },
+    markVerified: (tenantId, endpointId, at) => store.markSecretVerified(tenantId, endpointId, at),
+    changes: (after, limit) => store.secretChanges(after, limit),
   });
   return tenants;
 }
