@@ -1,36 +1,20 @@
 // The parts of the InboxStore conformance suite for many merchants (issue 28): entries, orders,
 // claims, copies across two secrets and reconcile records, each per tenant.
 import type { ConformanceTestApi } from '../storage/conformance-api.ts';
+import { entry, LEASE, T0, WAIT } from './conformance-entries.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
-const T0 = 1_800_000_000_000;
-const LEASE = 60_000;
-const WAIT = 600_000;
-
-let counter = 0;
-function entry(overrides: Partial<NewInboxEntry> = {}): NewInboxEntry {
-  counter += 1;
-  const orderId = overrides.orderId ?? `order-t${counter}`;
-  return {
-    deliveryId: `00000000-0000-4000-9000-${String(counter).padStart(12, '0')}`,
-    event: 'order.created',
-    orderId,
-    ts: 1_800_000_000,
-    payload: JSON.stringify({ event: overrides.event ?? 'order.created', data: { order_id: orderId, status: 'confirmed' } }),
-    known: true,
-    receivedAt: T0,
-    ...overrides,
-  };
+/** An order event of `orderId` with `data.status` (and `previous_status` for a change): what the order's state reads. */
+function orderEvent(orderId: string, event: string, data: Record<string, string>, overrides: Partial<NewInboxEntry> = {}): NewInboxEntry {
+  return entry({ orderId, event, payload: JSON.stringify({ event, data: { order_id: orderId, ...data } }), ...overrides });
 }
+
+/** An order.created of `orderId`, status `confirmed`. */
+const created = (orderId: string, overrides: Partial<NewInboxEntry> = {}) => orderEvent(orderId, 'order.created', { status: 'confirmed' }, overrides);
 
 /** An order.status_changed from `previous` to `status`, verified by the secret `verifiedBy`. */
 function change(orderId: string, previous: string, status: string, overrides: Partial<NewInboxEntry> = {}): NewInboxEntry {
-  return entry({
-    orderId,
-    event: 'order.status_changed',
-    payload: JSON.stringify({ event: 'order.status_changed', data: { order_id: orderId, previous_status: previous, status } }),
-    ...overrides,
-  });
+  return orderEvent(orderId, 'order.status_changed', { previous_status: previous, status }, overrides);
 }
 
 export function tenantsConformance(current: () => InboxStore, test: ConformanceTestApi): void {
@@ -43,8 +27,8 @@ export function tenantsConformance(current: () => InboxStore, test: ConformanceT
     const claim = (workerId: string, now = T0, limit = 10, afterTenant?: string) => store.claim({ workerId, now, leaseMs: LEASE, limit, orderWaitMs: WAIT, afterTenant });
 
     it('keeps the same delivery id under two tenants as two entries, and reads, retries and purges one tenant at a time', async () => {
-      const a = entry({ tenant: 'loja-a' });
-      const b = { ...a, tenant: 'loja-b', payload: a.payload.replace('confirmed', 'pending') };
+      const a = created('order-ab', { tenant: 'loja-a' });
+      const b = { ...a, tenant: 'loja-b', payload: JSON.stringify({ event: 'order.created', data: { order_id: 'order-ab', status: 'pending' } }) };
       const single = entry();
       expect(await store.insert(a)).toBe('stored');
       expect(await store.insert(b)).toBe('stored');
@@ -84,9 +68,9 @@ export function tenantsConformance(current: () => InboxStore, test: ConformanceT
     });
 
     it('keeps the same order id under two tenants as two orders: each runs its own events one at a time, in parallel with the other', async () => {
-      const createdA = entry({ tenant: 'loja-a', orderId: 'order-shared', ts: 100 });
+      const createdA = created('order-shared', { tenant: 'loja-a', ts: 100 });
       const changeA = change('order-shared', 'confirmed', 'preparing', { tenant: 'loja-a', ts: 200 });
-      const createdB = entry({ tenant: 'loja-b', orderId: 'order-shared', ts: 100 });
+      const createdB = created('order-shared', { tenant: 'loja-b', ts: 100 });
       for (const each of [changeA, createdA, createdB]) await store.insert(each);
       const first = await claim('w', T0);
       expect(first.map((each) => [each.tenant, each.event]).sort()).toEqual([
@@ -133,8 +117,8 @@ export function tenantsConformance(current: () => InboxStore, test: ConformanceT
     });
 
     it('stores an order event verified by another secret as a copy of the first one (done, never run), whichever arrives first', async () => {
-      const viaOld = entry({ tenant: 'loja-a', orderId: 'o-copy', verifiedBy: 'ep-old' });
-      const viaNew = { ...entry({ tenant: 'loja-a', orderId: 'o-copy', verifiedBy: 'ep-new', receivedAt: T0 + 5 }), payload: viaOld.payload };
+      const viaOld = created('o-copy', { tenant: 'loja-a', verifiedBy: 'ep-old' });
+      const viaNew = created('o-copy', { tenant: 'loja-a', verifiedBy: 'ep-new', receivedAt: T0 + 5 });
       expect(await store.insert(viaOld)).toBe('stored');
       // 'stored' or 'duplicate' (a store may learn that it is a copy only after writing it): done either way.
       expect(['stored', 'duplicate'].includes(await store.insert(viaNew))).toBe(true);
@@ -173,8 +157,8 @@ export function tenantsConformance(current: () => InboxStore, test: ConformanceT
       for (const each of [first, again, otherTenant, tooOld, noSecret]) await store.insert(each);
       for (const each of [first, again, otherTenant, tooOld]) expect(await store.get(each.deliveryId, each.tenant)).toMatchObject({ status: 'pending', copyOf: null });
       // A single-merchant inbox given two secrets pairs the same way.
-      const a = entry({ orderId: 'o-single', verifiedBy: 'sha256:aaa' });
-      const b = { ...entry({ orderId: 'o-single', verifiedBy: 'sha256:bbb', receivedAt: T0 + 1 }), payload: a.payload };
+      const a = created('o-single', { verifiedBy: 'sha256:aaa' });
+      const b = created('o-single', { verifiedBy: 'sha256:bbb', receivedAt: T0 + 1 });
       await store.insert(a);
       await store.insert(b);
       expect(await store.get(b.deliveryId)).toMatchObject({ tenant: null, status: 'done', copyOf: a.deliveryId });

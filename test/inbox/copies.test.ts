@@ -9,15 +9,10 @@ import { createInbox, type InboxEntry } from 'integration-sdk/inbox';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { clientFor, onCleanup, startSandbox } from '../e2e/helpers.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { collect } from './support/collect.ts';
 
 const dir = tempDir('inbox-copies');
 afterAll(() => dir.remove());
-
-async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of iterable) items.push(item);
-  return items;
-}
 
 describe('one merchant, two endpoints at one URL, an inbox given both secrets', () => {
   it('runs each order event once, keeps both deliveries, and runs a transition the order really repeats again', async () => {
@@ -55,7 +50,7 @@ describe('one merchant, two endpoints at one URL, an inbox given both secrets', 
     await worker.stop();
 
     expect(runs.sort()).toEqual(['confirmed -> preparing', 'confirmed -> preparing', 'confirmed -> preparing', 'created confirmed', 'preparing -> confirmed', 'preparing -> confirmed'].sort());
-    const entries = await all(inbox.entries());
+    const entries = await collect(inbox.entries());
     const orderEntries = entries.filter((entry: InboxEntry) => entry.orderId === order.order_id);
     expect(orderEntries).toHaveLength(10);
     const copies = orderEntries.filter((entry) => entry.copyOf !== null);

@@ -3,12 +3,7 @@
 // per tenant, and `missed` counted on each tenant's own endpoints. Against the sandbox's merchants.
 import { describe, expect, it } from 'vitest';
 import { tenantsWorld } from './support/tenants-world.ts';
-
-async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of iterable) items.push(item);
-  return items;
-}
+import { collect } from './support/collect.ts';
 
 describe('inbox.reconcile({ tenants })', () => {
   it("recovers each tenant's missed status change under that tenant and lists its missed deliveries on its own endpoint", async () => {
@@ -43,9 +38,9 @@ describe('inbox.reconcile({ tenants })', () => {
     expect(report.reads).toBe(2 * 3); // each tenant: its endpoints' list, its endpoint's log, its one known order
 
     // The recovered change is loja-b's alone, ready for its handlers.
-    const recovered = (await all(world.inbox.entries({ tenant: 'loja-b' }))).filter((entry) => entry.event === 'order.status_changed');
+    const recovered = (await collect(world.inbox.entries({ tenant: 'loja-b' }))).filter((entry) => entry.event === 'order.status_changed');
     expect(recovered).toMatchObject([{ orderId: orderB.order_id, status: 'pending', tenant: 'loja-b' }]);
-    expect((await all(world.inbox.entries({ tenant: 'loja-a' }))).filter((entry) => entry.orderId === orderB.order_id)).toEqual([]);
+    expect((await collect(world.inbox.entries({ tenant: 'loja-a' }))).filter((entry) => entry.orderId === orderB.order_id)).toEqual([]);
     expect(await world.inbox.stats({ tenant: 'loja-b' })).toMatchObject({ missed: 1 });
     expect((await world.inbox.missed({ tenant: 'loja-a' })).length).toBe(0);
   });

@@ -7,12 +7,7 @@ import { signWebhook } from 'integration-sdk/webhooks';
 import type { InboxEntry } from 'integration-sdk/inbox';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
 import { tenantsWorld } from './support/tenants-world.ts';
-
-async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of iterable) items.push(item);
-  return items;
-}
+import { collect } from './support/collect.ts';
 
 describe('createInbox({ tenants })', () => {
   it("stores each merchant's real deliveries under its tenant, and its handlers run with the tenant and its client", async () => {
@@ -25,7 +20,7 @@ describe('createInbox({ tenants })', () => {
     expect(world.sandbox.deliveries().every((delivery) => delivery.status === 'delivered')).toBe(true);
 
     for (const [index, id] of ids.entries()) {
-      const entries = await all(world.inbox.entries({ tenant: id }));
+      const entries = await collect(world.inbox.entries({ tenant: id }));
       const events = entries.map((entry) => [entry.event, entry.orderId]);
       expect(events).toEqual(
         expect.arrayContaining([

@@ -6,8 +6,8 @@
  * The tenants with due entries are found by walking the partial index
  * `(tenant, next_attempt_at, seq) WHERE status = 'pending'` with a recursive query, two index
  * probes per tenant (the next tenant after this one; has it a due entry), from the tenant this
- * worker served last, round once: the cost of a claim grows with the tenants it visits, never with
- * how many entries one of them has waiting. Then, in one statement, up to `limit` runnable entries
+ * worker served last, round once, while the expired leases are taken: the cost of a claim grows
+ * with the tenants it visits, never with how many entries one of them has waiting. Then, in one statement, up to `limit` runnable entries
  * of each of those tenants (earliest first) are locked, and one of each is taken in turn, then a
  * second of each, until `limit`.
  */
@@ -28,31 +28,38 @@ const runnable = (table: string) => `(e.order_id IS NULL OR (
       OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.tenant = e.tenant AND c.event = 'order.created'))))`;
 
 /**
- * Tenants with a due entry, in index order from `$1` (after it, or from it with `inclusive`) up to
- * `$2` (inclusive; no bound when null), at most `$4` of them among `$5` visited, due at `$3`. Each
- * step is an index probe: `min(tenant)` over a range of the partial index, never a scan of a tenant's rows.
+ * Tenants with a due entry (at `$2`), at most `$3` of them, in index order: after `$1`, then round
+ * once from the first up to `$1` (which comes last), at most `$4` visited each way. Each step is an
+ * index probe (`min(tenant)` over a range of the partial index), never a scan of a tenant's rows;
+ * the second walk runs only when the first found too few (the query stops at the limit).
  */
-const walk = (table: string, inclusive: boolean) => `
-  WITH RECURSIVE walk(tenant, step) AS (
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant ${inclusive ? '>=' : '>'} $1::text), 1
+const walk = (table: string) => `
+  WITH RECURSIVE
+  after_last(tenant, step) AS (
+    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > $1::text), 1
     UNION ALL
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > walk.tenant), walk.step + 1
-    FROM walk WHERE walk.tenant IS NOT NULL AND walk.step < $5 AND ($2::text IS NULL OR walk.tenant < $2)
-  )
-  SELECT tenant FROM walk
-  WHERE tenant IS NOT NULL AND ($2::text IS NULL OR tenant <= $2)
-    AND EXISTS (SELECT 1 FROM ${table} d WHERE d.status = 'pending' AND d.tenant = walk.tenant AND d.next_attempt_at <= $3)
-  LIMIT $4`;
+    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > w.tenant), w.step + 1
+    FROM after_last w WHERE w.tenant IS NOT NULL AND w.step < $4),
+  from_first(tenant, step) AS (
+    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending'), 1
+    UNION ALL
+    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > w.tenant), w.step + 1
+    FROM from_first w WHERE w.tenant IS NOT NULL AND w.tenant < $1::text AND w.step < $4),
+  visited(tenant) AS (
+    SELECT tenant FROM after_last WHERE tenant IS NOT NULL
+    UNION ALL
+    SELECT tenant FROM from_first WHERE tenant IS NOT NULL AND tenant <= $1::text)
+  SELECT tenant FROM visited v
+  WHERE EXISTS (SELECT 1 FROM ${table} d WHERE d.status = 'pending' AND d.tenant = v.tenant AND d.next_attempt_at <= $2)
+  LIMIT $3`;
 
-/** The tenants whose due entries a claim of `wanted` looks at: after `after`, then from the first round to it. */
+/**
+ * The tenants whose due entries a claim of `wanted` looks at (see {@link walk}). A worker that has
+ * served nobody yet starts after `''` (a single merchant's tenant, which nothing sorts before).
+ */
 export async function dueTenants(query: Query, table: string, after: string | null, now: number, wanted: number): Promise<string[]> {
-  const tenantsOf = async (from: string, inclusive: boolean, upTo: string | null, count: number) =>
-    (await query<{ tenant: string }>(walk(table, inclusive), [from, upTo, now, count, MAX_TENANTS_VISITED])).map((row) => row.tenant);
-  if (after === null) return tenantsOf('', true, null, wanted);
-  const first = await tenantsOf(after, false, null, wanted);
-  if (first.length >= wanted) return first;
-  // Round once: from the first tenant to the one served last, which comes last.
-  return [...first, ...(await tenantsOf('', true, after, wanted - first.length))];
+  const rows = await query<{ tenant: string }>(walk(table), [after ?? '', now, wanted, MAX_TENANTS_VISITED]);
+  return rows.map((row) => row.tenant);
 }
 
 /** Leases the entries of an UPDATE ... FROM picked, returning the claimed rows with their turn. */

@@ -4,10 +4,11 @@
  *
  * Fairness without reading a backlog: the tenants with pending entries are walked in the order of
  * the index `(tenant, next_attempt_at, seq) WHERE status = 'pending'`, two index seeks per tenant
- * (the next tenant after this one; has it a due entry), starting after the tenant the worker served
- * last and wrapping round, so the cost of a claim grows with the tenants it visits, never with how
- * many entries one of them has waiting. Of each tenant with runnable entries it takes up to
- * `limit`, earliest first; then one of each tenant in turn, then a second of each, until `limit`.
+ * (the next tenant after this one; its due entries from `next_attempt_at <= now`, which finds none
+ * at once when none is due), starting after the tenant the worker served last and wrapping round,
+ * so the cost of a claim grows with the tenants it visits, never with how many entries one of them
+ * has waiting. Of each tenant with runnable entries it takes up to `limit`, earliest first; then
+ * one of each tenant in turn, then a second of each, until `limit`.
  */
 import type { SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import type { ClaimRequest } from '../store.ts';
@@ -30,9 +31,9 @@ const EXPIRED = `SELECT e.seq, e.tenant FROM inbox_entries e WHERE e.status = 'p
 ORDER BY e.lease_until, e.seq LIMIT :limit`;
 const DUE_OF_TENANT = `SELECT e.seq, e.tenant FROM inbox_entries e WHERE e.status = 'pending' AND e.tenant = :tenant AND e.next_attempt_at <= :now AND ${runnable}
 ORDER BY e.next_attempt_at, e.seq LIMIT :limit`;
-const NEXT_TENANT = `SELECT MIN(tenant) AS tenant FROM inbox_entries WHERE status = 'pending' AND tenant > ?`;
+// The first tenant with a pending entry; the one after ?1, or (?2 = 1: round once more) the first. Index seeks.
 const FIRST_TENANT = `SELECT MIN(tenant) AS tenant FROM inbox_entries WHERE status = 'pending'`;
-const HAS_DUE = `SELECT 1 AS due FROM inbox_entries WHERE status = 'pending' AND tenant = ? AND next_attempt_at <= ? LIMIT 1`;
+const NEXT_TENANT = `SELECT COALESCE((SELECT MIN(tenant) FROM inbox_entries WHERE status = 'pending' AND tenant > ?1), CASE WHEN ?2 THEN (${FIRST_TENANT}) END) AS tenant`;
 
 type Picked = { seq: number; tenant: string };
 
@@ -59,28 +60,20 @@ export function pickClaimable(database: Database, request: ClaimRequest): Picked
   const wanted = request.limit - expired.length;
   if (wanted <= 0) return expired;
 
-  const next = database.prepare(NEXT_TENANT);
   const first = database.prepare(FIRST_TENANT);
-  const hasDue = database.prepare(HAS_DUE);
+  const next = database.prepare(NEXT_TENANT);
   const dueOf = database.prepare(DUE_OF_TENANT);
   const start = request.afterTenant ?? null;
   const lists: Picked[][] = [];
   let tenant: string | null = start;
   let wrapped = start === null;
   for (let visited = 0; visited < MAX_TENANTS_VISITED && lists.length < wanted; visited += 1) {
-    tenant = ((tenant === null ? first.get() : next.get(tenant)) as { tenant: string | null }).tenant;
-    if (tenant === null) {
-      if (wrapped) break;
-      wrapped = true;
-      tenant = (first.get() as { tenant: string | null }).tenant;
-      if (tenant === null) break;
-    }
-    // Round once: the tenant served last comes last.
-    if (wrapped && start !== null && tenant > start) break;
-    if (!hasDue.get(tenant, request.now)) {
-      if (wrapped && tenant === start) break;
-      continue;
-    }
+    const found = (tenant === null ? first.get() : next.get(tenant, wrapped ? 0 : 1)) as { tenant: string | null };
+    if (found.tenant === null) break;
+    // Past the last tenant: round once more from the first, up to the one served last, which comes last.
+    if (!wrapped && start !== null && found.tenant <= start) wrapped = true;
+    if (wrapped && start !== null && found.tenant > start) break;
+    tenant = found.tenant;
     const due = dueOf.all({ ...parameters, tenant, limit: wanted }) as Picked[];
     if (due.length > 0) lists.push(due);
     if (wrapped && tenant === start) break;

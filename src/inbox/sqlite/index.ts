@@ -9,7 +9,7 @@ import { systemClock } from '../../clock.ts';
 import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf, storedTenant } from '../store.ts';
 import { pickClaimable } from './claim.ts';
 import { tenantWhere } from './tenant-filter.ts';
-import { migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
+import { ENTRIES_SHAPE, migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
 import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
@@ -28,24 +28,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+// A new file gets the entries table in its latest shape; one an earlier version wrote is brought to
+// it column by column below, and rebuilt keyed by tenant last (./tenants-migration.ts).
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS inbox_entries (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  delivery_id TEXT NOT NULL UNIQUE,
-  event TEXT NOT NULL,
-  order_id TEXT,
-  ts INTEGER NOT NULL,
-  payload TEXT,
-  known INTEGER NOT NULL,
-  status TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  last_error TEXT,
-  received_at INTEGER NOT NULL,
-  next_attempt_at INTEGER NOT NULL,
-  lease_owner TEXT,
-  lease_until INTEGER,
-  finished_at INTEGER
-);
+CREATE TABLE IF NOT EXISTS inbox_entries ${ENTRIES_SHAPE};
 CREATE INDEX IF NOT EXISTS inbox_entries_runnable ON inbox_entries (status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS inbox_entries_leased ON inbox_entries (status, lease_until);
 CREATE INDEX IF NOT EXISTS inbox_entries_order ON inbox_entries (order_id, ts, seq);

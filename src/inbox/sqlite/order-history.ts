@@ -8,8 +8,8 @@ import { applyOrderEvent, emptyHistory, replayHistories, statusesOf, type OrderH
 import { orderStatusOf, PAIR_WINDOW_MS, storedTenant, tracksOrder, type NewInboxEntry } from '../store.ts';
 import { pairKeyOf } from '../copies.ts';
 
-const STATUSES_SCHEMA = `
-CREATE TABLE IF NOT EXISTS inbox_order_statuses (
+/** What each order has had, per status (the shape the tenants' migration rebuilds an older table into). */
+export const STATUSES_SHAPE = `(
   tenant TEXT NOT NULL DEFAULT '',
   order_id TEXT NOT NULL,
   status TEXT NOT NULL,
@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS inbox_order_statuses (
   cover_version INTEGER,
   PRIMARY KEY (tenant, order_id, status)
 )`;
+const STATUSES_SCHEMA = `CREATE TABLE IF NOT EXISTS inbox_order_statuses ${STATUSES_SHAPE}`;
 
 interface OrderRow {
   status: string | null;

@@ -5,8 +5,10 @@
  * tenant `''`: a single-merchant inbox keeps working unchanged.
  */
 import { addSqliteColumn, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
+import { STATUSES_SHAPE } from './order-history.ts';
 
-const ENTRIES = `(
+/** The entries table as this version keeps it. */
+export const ENTRIES_SHAPE = `(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   tenant TEXT NOT NULL DEFAULT '',
   delivery_id TEXT NOT NULL,
@@ -47,16 +49,6 @@ const ORDERS = `(
   PRIMARY KEY (tenant, order_id)
 )`;
 
-const STATUSES = `(
-  tenant TEXT NOT NULL DEFAULT '',
-  order_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  seen_version INTEGER,
-  entered_from TEXT,
-  left_version INTEGER,
-  cover_version INTEGER,
-  PRIMARY KEY (tenant, order_id, status)
-)`;
 
 /**
  * What the tenants' claims and reads walk: each tenant's due entries in order (the fair claim), and
@@ -82,9 +74,9 @@ function rebuild(database: Database, table: string, shape: string): void {
 }
 
 const SHAPES: ReadonlyArray<[table: string, shape: string]> = [
-  ['inbox_entries', ENTRIES],
+  ['inbox_entries', ENTRIES_SHAPE],
   ['inbox_orders', ORDERS],
-  ['inbox_order_statuses', STATUSES],
+  ['inbox_order_statuses', STATUSES_SHAPE],
 ];
 
 /**

@@ -1,6 +1,8 @@
 // The inbox tables as the version before many merchants (issue 28) left them, with a few rows: an
 // order whose order.created ran and whose 'dispatched' a reconcile brought (no real delivery of it
 // yet), a pending entry, and an open missed delivery. Both stores' migration tests start from these.
+import { expect } from 'vitest';
+import type { InboxStore } from 'integration-sdk/inbox';
 
 export const OLD_SQLITE_SCHEMA = `
 CREATE TABLE inbox_entries (
@@ -89,3 +91,28 @@ export const oldPostgresSchema = (schema: string): string[] => [
     attempt_count INTEGER NOT NULL, gives_up_at TEXT, first_seen_at BIGINT NOT NULL, ended TEXT, ended_at BIGINT, ended_by TEXT)`,
   `CREATE TABLE "${schema}".inbox_purged_activity (hour_start BIGINT PRIMARY KEY, received BIGINT NOT NULL DEFAULT 0, done BIGINT NOT NULL DEFAULT 0, dead BIGINT NOT NULL DEFAULT 0)`,
 ];
+
+/**
+ * What a migrated store must show of the rows above: the single merchant's entries, duplicates,
+ * what its orders have had (a covered real delivery), its misses and last reconcile, its claims;
+ * then a tenant's entry of an id the single merchant holds is another entry.
+ */
+export async function expectKeptAsTheSingleMerchants(store: InboxStore): Promise<void> {
+  expect(await store.get('e-1')).toMatchObject({ tenant: null, status: 'done', orderId: 'o-1', verifiedBy: null, copyOf: null });
+  expect((await store.page!({ limit: 10, search: '#101' })).map((each) => each.id)).toEqual(['e-1']);
+  expect(await store.insert({ deliveryId: 'e-1', event: 'order.created', orderId: 'o-1', ts: 100, payload: '{}', known: true, receivedAt: T0 + 40 })).toBe('duplicate');
+  // What o-1 has had is kept: the real delivery of the status a reconcile brought is covered.
+  await store.insert(LATE_DISPATCHED);
+  expect(await store.get('e-3')).toMatchObject({ status: 'done', attempts: 0 });
+  expect(await store.staleOrders!({ seenBefore: T0 + 100, checkedBefore: T0 + 100, finalStatuses: [], limit: 10 })).toMatchObject([
+    { orderId: 'o-2', status: 'confirmed' },
+    { orderId: 'o-1', status: 'dispatched', version: 3 },
+  ]);
+  expect(await store.listMissed!({ open: true, limit: 10 })).toMatchObject([{ deliveryId: 'm-1', endpointId: 'ep-1' }]);
+  expect(await store.lastReconcile!()).toMatchObject({ ranAt: T0 + 30, endpointIds: ['ep-1'] });
+  const [claimed] = await store.claim({ workerId: 'w', now: T0 + 50, leaseMs: 1000, limit: 10, orderWaitMs: 0 });
+  expect(claimed).toMatchObject({ id: 'e-2', tenant: null });
+  expect(await store.insert({ deliveryId: 'e-1', tenant: 'loja-a', event: 'order.created', orderId: 'o-1', ts: 100, payload: '{}', known: true, receivedAt: T0 + 60 })).toBe('stored');
+  expect(await store.stats(T0 + 60, { tenant: 'loja-a' })).toMatchObject({ received: 1, pending: 1 });
+  expect((await store.stats(T0 + 60)).received).toBe(5);
+}
