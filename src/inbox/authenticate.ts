@@ -19,6 +19,14 @@ export const HOLD_MS = 5000;
 /** How often a held delivery reads its tenant's secrets again. */
 export const HOLD_STEP_MS = 250;
 
+/** The tenants registry could not be read while a delivery was being verified: the receiver answers 503. */
+export class RegistryUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('The tenants registry could not be read to verify the delivery.', { cause });
+    this.name = 'RegistryUnavailable';
+  }
+}
+
 /** An authentic delivery and the secret that verified it. */
 export interface Authenticated {
   delivery: AuthenticDelivery;
@@ -72,7 +80,9 @@ export async function authenticateDelivery(
   }
   const heldUntil = clock.now() + HOLD_MS;
   for (let force = false; ; force = true) {
-    const again = await secrets.again(addressee, force);
+    const again = await secrets.again(addressee, force).catch((error: unknown) => {
+      throw new RegistryUnavailable(error);
+    });
     if (again === null) return null;
     addressee = again;
     try {

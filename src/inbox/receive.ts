@@ -7,7 +7,7 @@ import { isKnownEventName } from '../schemas/events.ts';
 import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
 import { readRawNodeBody, type NodeRequestLike, type NodeResponseLike } from '../webhooks/receiver.ts';
 import type { WebhookHeaders } from '../webhooks/signature.ts';
-import { authenticateDelivery } from './authenticate.ts';
+import { authenticateDelivery, RegistryUnavailable } from './authenticate.ts';
 import type { DeliverySecrets } from './delivery-secrets.ts';
 import { PAIR_WINDOW_MS, type InboxStore } from './store.ts';
 import { StoreTimeout, withinTime } from './timeouts.ts';
@@ -115,7 +115,14 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   }
   const verifyOptions = () => ({ toleranceSeconds: options.toleranceSeconds, now: options.clock.now() });
   // Whose it is before anything else: an unknown tenant's request is answered 404 unread.
-  const addressee = await options.secrets.addressee({ url: incoming.url, headers: incoming.headers });
+  let addressee;
+  try {
+    addressee = await options.secrets.addressee({ url: incoming.url, headers: incoming.headers });
+  } catch (error) {
+    // The registry could not be read: the service retries on its schedule, as for the store.
+    report(options, error);
+    return { status: 503, body: 'tenants registry unavailable', outcome: 'unavailable' };
+  }
   if (addressee === null) return { status: 404, body: 'unknown tenant', outcome: 'unknown_tenant' };
   try {
     // Headers and timestamp before the body: a request that cannot be a delivery is answered at
@@ -143,6 +150,10 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     // addressee's secrets are tried: a delivery signed for another tenant is refused, stored nowhere.
     authenticated = await authenticateDelivery(body, incoming.headers, addressee, options.secrets, options.clock, verifyOptions);
   } catch (error) {
+    if (error instanceof RegistryUnavailable) {
+      report(options, error);
+      return { status: 503, body: 'tenants registry unavailable', outcome: 'unavailable' };
+    }
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
     return { status: 400, body: error.reason, outcome: 'rejected' };

@@ -4,8 +4,9 @@
 // nowhere; an unknown or disconnected tenant is 404; handlers get the tenant and its client.
 import { describe, expect, it } from 'vitest';
 import { signWebhook } from 'integration-sdk/webhooks';
-import type { InboxEntry } from 'integration-sdk/inbox';
+import { createInbox, type InboxEntry } from 'integration-sdk/inbox';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
+import { onCleanup } from '../e2e/helpers.ts';
 import { tenantsWorld } from './support/tenants-world.ts';
 import { collect } from './support/collect.ts';
 
@@ -96,6 +97,24 @@ describe('createInbox({ tenants })', () => {
     await world.otherRegistry().disconnect('loja-b');
     await expect.poll(() => post('loja-b', secretB), { timeout: 10_000, interval: 50 }).toBe(404);
     expect(await world.inbox.entry(`d-${n}`)).toBeUndefined();
+  });
+});
+
+describe('a tenants registry that cannot be read', () => {
+  it('answers 503 (the service retries), never 2xx without the row and never 404', async () => {
+    const world = await tenantsWorld({ merchants: 1 });
+    await world.tenants.connect('loja-a', { apiKey: world.sandbox.merchants[0]!.keys[0]!.apiKey });
+    const [secret] = (await tenantsInternals(world.tenants)!.secretsFor('loja-a'))!;
+    const errors: unknown[] = [];
+    const inbox = createInbox({ tenants: world.tenants, store: world.inboxStore, onError: (error) => errors.push(error) });
+    onCleanup(() => inbox.close());
+    // The registry's database goes away under the receiver.
+    await tenantsInternals(world.tenants)!.store.close();
+    const { body, headers } = signWebhook({ payload: { event: 'webhook.test', data: {} }, secret: secret!.secret, timestamp: Math.floor(Date.now() / 1000), deliveryId: 'registry-down-1' });
+    const answer = await inbox.handler(new Request(world.webhookUrl('loja-a'), { method: 'POST', headers, body }));
+    expect([answer.status, await answer.text()]).toEqual([503, 'tenants registry unavailable']);
+    expect(errors).toHaveLength(1);
+    expect(await world.inbox.entry('registry-down-1')).toBeUndefined();
   });
 });
 
