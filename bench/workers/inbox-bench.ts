@@ -7,7 +7,7 @@
 // `<db>` is a SQLite file path, or `<postgres URL>#<schema>` for a Postgres store.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type Agent, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +16,8 @@ import pg from 'pg';
 import { createInbox, type InboxStore } from 'integration-sdk/inbox';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { sqliteStore } from 'integration-sdk/inbox/sqlite';
-import { signWebhook } from 'integration-sdk/webhooks';
 import { orderCreatedOfSize } from '../lib/payloads.ts';
+import { postDelivery, throughput } from '../lib/post-deliveries.ts';
 
 const SECRET = 'whsec_bench_0123456789abcdef';
 // A typical order of about 2 KB, valid against the SDK's OrderSchema.
@@ -78,39 +78,6 @@ async function listen(listener: RequestListener): Promise<{ port: number; close(
   return { port: (server.address() as AddressInfo).port, close: () => (server.closeAllConnections(), server.close()) };
 }
 
-let sequence = 0;
-function post(agent: Agent, port: number): Promise<number> {
-  sequence += 1;
-  const deliveryId = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
-  const { body, headers } = signWebhook({ payload: { event: 'order.created', data: { ...ORDER, order_id: deliveryId } }, secret: SECRET, deliveryId });
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Deliveries per second with `concurrency` requests in flight. */
-async function throughput(port: number, count: number, concurrency = 16): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  let sent = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (sent < count) {
-        sent += 1;
-        const status = await post(agent, port);
-        if (status !== 200) throw new Error(`answer ${status}`);
-      }
-    }),
-  );
-  agent.destroy();
-  return count / ((performance.now() - started) / 1000);
-}
-
 async function receive(target: string, passes: number, perPass: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-bench-'));
   const onPostgres = target.startsWith('postgres');
@@ -119,12 +86,13 @@ async function receive(target: string, passes: number, perPass: number): Promise
   const floorDb = onPostgres ? await postgresFloor(target.split('#')[0]!) : sqliteFloor(join(dir, 'floor.db'));
   const sdk = await listen(inbox.handler.node);
   const floor = await listen(floorListener(floorDb.insert));
-  await throughput(sdk.port, 200);
-  await throughput(floor.port, 200);
+  const to = (port: number) => (agent: Agent) => postDelivery(agent, port, '/webhooks', SECRET);
+  await throughput(200, to(sdk.port));
+  await throughput(200, to(floor.port));
   const result = { sdk: [] as number[], floor: [] as number[] };
   for (let pass = 0; pass < passes; pass += 1) {
-    result.floor.push(await throughput(floor.port, perPass));
-    result.sdk.push(await throughput(sdk.port, perPass));
+    result.floor.push(await throughput(perPass, to(floor.port)));
+    result.sdk.push(await throughput(perPass, to(sdk.port)));
   }
   sdk.close();
   floor.close();

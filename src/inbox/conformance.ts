@@ -1,27 +1,10 @@
 import type { ConformanceTestApi } from '../storage/conformance-api.ts';
+import { entry, LEASE, T0, WAIT } from './conformance-entries.ts';
+import { tenantsConformance } from './conformance-tenants.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
 /** The test functions the suite needs (one definition, shared with the sync state's suite). */
 export type { ConformanceTestApi };
-
-const T0 = 1_800_000_000_000;
-const LEASE = 60_000;
-const WAIT = 600_000;
-
-let counter = 0;
-function entry(overrides: Partial<NewInboxEntry> = {}): NewInboxEntry {
-  counter += 1;
-  return {
-    deliveryId: `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`,
-    event: 'order.created',
-    orderId: `order-${counter}`,
-    ts: 1_800_000_000,
-    payload: JSON.stringify({ event: 'order.created', data: { order_id: `order-${counter}` } }),
-    known: true,
-    receivedAt: T0,
-    ...overrides,
-  };
-}
 
 /**
  * The behaviour every {@link InboxStore} must have, as a test suite. Run it in your own test file
@@ -468,6 +451,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
     });
 
     dashboardQueriesConformance(() => store, test);
+    tenantsConformance(() => store, test);
   });
 }
 

@@ -1,3 +1,4 @@
+import type { IntegrationClient } from '../client.ts';
 import type { Clock } from '../clock.ts';
 import { traceInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
@@ -11,6 +12,13 @@ import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 export interface InboxHandlerContext {
   /** `X-Service-Delivery-Id` of the entry. */
   deliveryId: string;
+  /** The tenant (merchant) it was received for, in an inbox given `tenants`; `null` in a single-merchant inbox. */
+  tenant: string | null;
+  /**
+   * That tenant's `IntegrationClient` (`tenants.client(tenant)`: its key, its budget), in an inbox
+   * given `tenants`; else the `client` given to `startWorker`, if any.
+   */
+  client: IntegrationClient | undefined;
   /** 1 on the first run, 2 on the next, ... */
   attempt: number;
   /** Aborted on `stop()` after its grace period, when the worker lost the entry's lease, and after `handlerTimeoutMs`. */
@@ -96,6 +104,8 @@ export interface WorkerDeps {
   onLocalStored: (listener: () => void) => () => void;
   /** Runs the retention purge when due. */
   retention: () => Promise<void>;
+  /** A tenant's client (an inbox given `tenants`). */
+  clientOf?: (tenant: string) => IntegrationClient;
 }
 
 const HOUR = 3_600_000;
@@ -166,6 +176,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     });
   }
 
+  let afterTenant: string | null = null;
   async function loop(): Promise<void> {
     let subscribed = false;
     while (!stopping) {
@@ -181,7 +192,9 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
             unsubscribeStore = await store.subscribe?.(signalWake);
           }
           await deps.retention();
-          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
+          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs, afterTenant });
+          // The next claim starts after the tenant served last: tenants take turns (docs/inbox.md, "Fair claiming").
+          if (claimed.length > 0) afterTenant = claimed.at(-1)!.tenant ?? '';
         } catch (error) {
           reached = false;
           report(error);
@@ -218,7 +231,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     const extend = () => {
       if (abandoned) return;
       cancelExtend = clock.setTimeout(() => {
-        store.extendLease(entry.id, workerId, clock.now() + leaseMs).then(
+        store.extendLease(entry.id, workerId, clock.now() + leaseMs, tenantOf(entry)).then(
           (held) => {
             if (held) extend();
             else controller.abort(new Error('The lease on this inbox entry was lost.'));
@@ -247,12 +260,12 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     const { signal } = controller;
     const handler = Object.hasOwn(handlers, entry.event) ? handlers[entry.event] : undefined;
     if (!handler || entry.payload === null) {
-      await store.complete(entry.id, workerId, clock.now());
+      await store.complete(entry.id, workerId, clock.now(), tenantOf(entry));
       return 'done';
     }
     if (attempt > maxAttempts) {
       // The runs so far all ended with their worker gone (killed while running): give up the same way.
-      await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
+      await store.fail(entry.id, { workerId, tenant: tenantOf(entry), error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
     let event: WebhookEvent;
@@ -261,12 +274,21 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     } catch {
       // Nothing a handler could be given, however often it is tried.
       const error = 'invalid_payload: the body is not JSON, so no handler can run it; read it with inbox.entry(id).';
-      await store.fail(entry.id, { workerId, error, now: clock.now(), nextAttemptAt: null });
+      await store.fail(entry.id, { workerId, tenant: tenantOf(entry), error, now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
     extend();
     try {
-      const ctx: InboxHandlerContext = { deliveryId: entry.id, attempt, signal, schemaIssues: entry.schemaIssues ?? null, order: () => orderOf(entry, event) };
+      const client = clientFor(entry);
+      const ctx: InboxHandlerContext = {
+        deliveryId: entry.id,
+        tenant: entry.tenant ?? null,
+        client: client as IntegrationClient | undefined,
+        attempt,
+        signal,
+        schemaIssues: entry.schemaIssues ?? null,
+        order: () => orderOf(entry, event, client),
+      };
       await withinTime(Promise.resolve().then(() => handler(event, ctx)), handlerTimeoutMs, clock, () => {
         const error = new HandlerTimeoutError(handlerTimeoutMs);
         controller.abort(error);
@@ -280,26 +302,33 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       const now = clock.now();
       const held = await store.fail(entry.id, {
         workerId,
+        tenant: tenantOf(entry),
         error: errorText(error, entry.payload),
         now,
         nextAttemptAt: dead ? null : now + Math.max(0, retryDelayMs(attempt)),
       });
       return held && dead ? 'dead' : 'retry';
     }
-    await store.complete(entry.id, workerId, clock.now());
+    await store.complete(entry.id, workerId, clock.now(), tenantOf(entry));
     return 'done';
   }
 
-  async function orderOf(entry: InboxEntry, event: WebhookEvent): Promise<Order> {
+  /** The tenant's client (an inbox of many merchants), else the one given to startWorker. */
+  function clientFor(entry: InboxEntry): OrderReader | undefined {
+    if (deps.clientOf && entry.tenant) return deps.clientOf(entry.tenant);
+    return options.client;
+  }
+
+  async function orderOf(entry: InboxEntry, event: WebhookEvent, client: OrderReader | undefined): Promise<Order> {
     if (event.event === 'order.created') return event.data;
     const orderId = entry.orderId;
     if (orderId === null) throw new ConfigurationError(`ctx.order() is only for order events, not ${entry.event}.`);
-    const payload = await store.orderCreatedPayload(orderId);
+    const payload = await store.orderCreatedPayload(orderId, tenantOf(entry));
     if (payload !== null) return (JSON.parse(payload) as { data: Order }).data;
-    if (!options.client) {
+    if (!client) {
       throw new ConfigurationError('The inbox holds no order.created for this order: pass { client } to startWorker so that ctx.order() can read it.');
     }
-    return options.client.orders.get(orderId);
+    return client.orders.get(orderId);
   }
 
   const looping = loop().catch((error: unknown) => report(error));
@@ -331,6 +360,9 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     },
   };
 }
+
+/** The tenant an entry's store calls name: `''` for a single-merchant inbox's. */
+const tenantOf = (entry: InboxEntry): string => entry.tenant ?? '';
 
 /** The entry as `onError` sees it: the payload (personal data) stays out of logs. */
 function withoutPayload(entry: InboxEntry): InboxEntry {

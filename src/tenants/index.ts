@@ -16,8 +16,10 @@ export type {
   SealedValueRef,
   TenantListRequest,
   TenantRecord,
+  SecretChanges,
   TenantSecretRecord,
   TenantStatus,
   TenantStore,
 } from './store.ts';
+export { SECRET_CHANGES_KEPT } from './store.ts';
 export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, type TenantConnectFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';

@@ -1,6 +1,6 @@
 /**
  * inbox.reconcile against the sandbox over sockets, on both stores: the receiver really stopped
- * past the service's retry window (spec 6.4: 6 attempts in about 14 h 35 min) while orders change
+ * past the service's retry window (spec 6.4: 6 attempts in about 14 h 36 min) while orders change
  * status, then reconcile. Time is one injected manual clock shared by the sandbox (its retry
  * timers, timestamps and signatures) and the inbox (staleness, the worker's waits), so the window
  * passes in a few steps without sleeping; each step waits for the sandbox's attempts to finish.
@@ -397,7 +397,7 @@ describe('inbox.reconcile: order.created waiting, scopes and options (sqliteStor
   });
 });
 
-/** A sandbox whose 14 h 35 min retry window passes in about 2.6 s, delivering to an inbox's receiver. */
+/** A sandbox whose retry window of about 14 h 36 min passes in about 2.6 s, delivering to an inbox's receiver. */
 async function realTimeSetUp(makeStore = stores[0]![1]) {
   const sandbox = await createSandbox({ rate: false, timeScale: 0.00005 });
   cleanups.push(() => sandbox.close());
