@@ -70,8 +70,8 @@ export async function connectTenant(context: TenantsContext, id: string, input: 
 }
 
 const sameEvents = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((event) => b.includes(event));
-const normalised = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
-const withoutQuery = (url: string) => (URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : '(not a URL)');
+export const normalised = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
+export const withoutQuery = (url: string) => (URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : '(not a URL)');
 
 /** Step 3: the tenant's endpoint, found by URL and held secret, or registered. */
 async function ensureEndpoint(context: TenantsContext, client: IntegrationClient, id: string, url: string, current: string | null): Promise<{ id: string; registeredNow: boolean }> {

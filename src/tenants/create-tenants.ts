@@ -11,7 +11,8 @@ import { Credentials } from './credentials.ts';
 import { disconnectTenant } from './disconnect.ts';
 import { tenantFromRecord } from './records.ts';
 import { rekeyTenants } from './rekey.ts';
-import { TENANT_STATUSES, type TenantStatus, type TenantStore } from './store.ts';
+import { rotateTenantSecret } from './rotate.ts';
+import { TENANT_STATUSES, type TenantRotationRecord, type TenantStatus, type TenantStore } from './store.ts';
 import { tenantClient } from './tenant-client.ts';
 import { checkTenantId } from './tenant-id.ts';
 import type { CreateTenantsOptions, ListTenantsOptions, Tenant, Tenants } from './types.ts';
@@ -36,6 +37,11 @@ export interface TenantsInternals {
    * each call: the receiver caches it.
    */
   secretsFor(tenantId: string): Promise<TenantWebhookSecret[] | null>;
+  /**
+   * The tenant's secret rotation under way, or `null`: while there is one, a receiver holds a
+   * delivery no known secret verifies (the new endpoint may deliver before its secret is stored).
+   */
+  rotationFor(tenantId: string): Promise<TenantRotationRecord | null>;
   /** The egress budget's use per minute (`doctor --tenants`). */
   egressUsage(): Promise<{ minuteStartedAt: string; requests: number }[]>;
   /** Clients held strongly right now (the idle LRU). */
@@ -156,6 +162,10 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
       checkTenantId(id);
       return clients.get(id, () => tenantClient(id, budget.limiterFor(id), context, context.options));
     },
+    async rotateWebhookSecret(id) {
+      open();
+      return oneAtATime(id, () => rotateTenantSecret(context, id, { client: tenants.client(id), verifiedByReceiver: async () => false }));
+    },
     async rekey() {
       open();
       return rekeyTenants(context);
@@ -184,6 +194,7 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
         createdAt: secret.createdAt,
       }));
     },
+    rotationFor: (tenantId) => store.rotation(tenantId),
     egressUsage: () => budget.usage(),
     heldClients: () => clients.held,
   });

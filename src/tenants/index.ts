@@ -16,8 +16,10 @@ export type {
   SealedValueRef,
   TenantListRequest,
   TenantRecord,
+  TenantRotationRecord,
+  TenantRotationStep,
   TenantSecretRecord,
   TenantStatus,
   TenantStore,
 } from './store.ts';
-export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, type TenantConnectFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';
+export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, TenantRotationError, type TenantConnectFailure, type TenantRotationFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';

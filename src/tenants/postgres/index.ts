@@ -7,7 +7,19 @@
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import type { ConnectIntent, ConnectIntentResult, TenantStatus, TenantStore } from '../store.ts';
-import { recordFromRow, sealedCursor, sealedFromRow, secretFromRow, TENANT_COLUMNS, type SealedRow, type SecretRow, type TenantRow } from '../store-rows.ts';
+import {
+  recordFromRow,
+  ROTATION_COLUMNS,
+  rotationFromRow,
+  sealedCursor,
+  sealedFromRow,
+  secretFromRow,
+  TENANT_COLUMNS,
+  type RotationRow,
+  type SealedRow,
+  type SecretRow,
+  type TenantRow,
+} from '../store-rows.ts';
 
 export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
 
@@ -39,6 +51,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
   const tenants = `"${schema}".tenants`;
   const secrets = `"${schema}".secrets`;
   const meta = `"${schema}".meta`;
+  const rotations = `"${schema}".rotations`;
 
   const migrate = () =>
     db.migrateOnce(`integration-sdk-tenants:${schema}`, async (client) => {
@@ -70,6 +83,15 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
           PRIMARY KEY (tenant_id, endpoint_id)
         )`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${meta} (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${rotations} (
+          tenant_id TEXT PRIMARY KEY,
+          step TEXT NOT NULL,
+          old_endpoint_id TEXT NOT NULL,
+          new_endpoint_id TEXT,
+          started_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL
+        )`);
     });
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
@@ -197,8 +219,37 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
         ).rows;
         if (!row) return null;
         await client.query(`DELETE FROM ${secrets} WHERE tenant_id = $1`, [id]);
+        await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [id]);
         return recordFromRow(row);
       }),
+
+    rotation: async (tenantId) => {
+      const [row] = await query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+      return row ? rotationFromRow(row) : null;
+    },
+
+    beginRotation: async (tenantId, oldEndpointId, at) => {
+      // ON CONFLICT DO NOTHING returns no row when one is under way: read it then.
+      const [inserted] = await query<RotationRow>(
+        `INSERT INTO ${rotations} (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES ($1, 'registering', $2, NULL, $3, $3)
+         ON CONFLICT (tenant_id) DO NOTHING RETURNING ${ROTATION_COLUMNS}`,
+        [tenantId, oldEndpointId, at],
+      );
+      const [row] = inserted ? [inserted] : await query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+      return rotationFromRow(row!);
+    },
+
+    advanceRotation: async (tenantId, step, newEndpointId, at) => {
+      const [row] = await query<RotationRow>(
+        `UPDATE ${rotations} SET step = $2, new_endpoint_id = $3, updated_at = $4 WHERE tenant_id = $1 RETURNING ${ROTATION_COLUMNS}`,
+        [tenantId, step, newEndpointId, at],
+      );
+      return row ? rotationFromRow(row) : null;
+    },
+
+    finishRotation: async (tenantId) => {
+      await changes(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+    },
 
     sealedValues: async (after, limit) => {
       const [tenantId, endpointId] = sealedCursor(after);
