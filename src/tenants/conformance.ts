@@ -68,11 +68,57 @@ export function tenantStoreConformance(name: string, makeStore: () => TenantStor
       await store.putSecret({ tenantId: 'a', endpointId: 'ep-2', secret: 'sealed-2', createdAt: T0 + 1 });
       await store.putSecret({ tenantId: 'b', endpointId: 'ep-9', secret: 'sealed-9', createdAt: T0 });
       expect(await store.secrets('a')).toEqual([
-        { tenantId: 'a', endpointId: 'ep-2', secret: 'sealed-2', createdAt: T0 + 1 },
-        { tenantId: 'a', endpointId: 'ep-1', secret: 'sealed-1', createdAt: T0 },
+        { tenantId: 'a', endpointId: 'ep-2', secret: 'sealed-2', createdAt: T0 + 1, verifiedAt: null },
+        { tenantId: 'a', endpointId: 'ep-1', secret: 'sealed-1', createdAt: T0, verifiedAt: null },
       ]);
       await store.deleteSecret('a', 'ep-2');
       expect((await store.secrets('a')).map((s) => s.endpointId)).toEqual(['ep-1']);
+    });
+
+    it('records the first verification of a secret only, and a secret put again starts unverified', async () => {
+      await store.beginConnect(intent('a'));
+      await store.putSecret({ tenantId: 'a', endpointId: 'ep-1', secret: 'sealed-1', createdAt: T0 });
+      await store.putSecret({ tenantId: 'a', endpointId: 'ep-2', secret: 'sealed-2', createdAt: T0 + 1 });
+      expect(await store.markSecretVerified('a', 'ep-2', T0 + 5)).toBe(true);
+      expect(await store.markSecretVerified('a', 'ep-2', T0 + 6)).toBe(false);
+      expect(await store.markSecretVerified('a', 'ep-9', T0 + 6)).toBe(false);
+      expect(await store.markSecretVerified('b', 'ep-1', T0 + 6)).toBe(false);
+      expect((await store.secrets('a')).map((s) => [s.endpointId, s.verifiedAt])).toEqual([['ep-2', T0 + 5], ['ep-1', null]]);
+      await store.putSecret({ tenantId: 'a', endpointId: 'ep-2', secret: 'sealed-2b', createdAt: T0 + 7 });
+      expect((await store.secrets('a'))[0]).toMatchObject({ endpointId: 'ep-2', secret: 'sealed-2b', verifiedAt: null });
+    });
+
+    it('keeps when a rotation began, until it ends', async () => {
+      expect(await store.setRotating('a', T0)).toBe(false);
+      await store.beginConnect(intent('a'));
+      expect((await store.get('a'))?.rotatingSince).toBeNull();
+      expect(await store.setRotating('a', T0 + 1)).toBe(true);
+      expect((await store.get('a'))?.rotatingSince).toBe(T0 + 1);
+      expect((await store.list({ limit: 10 }))[0]?.rotatingSince).toBe(T0 + 1);
+      expect(await store.setRotating('a', null)).toBe(true);
+      expect((await store.get('a'))?.rotatingSince).toBeNull();
+    });
+
+    it('numbers every change of what a receiver accepts for a tenant, in order', async () => {
+      const start = (await store.secretChanges(0, 1)).latest;
+      const since = async () => (await store.secretChanges(start, 100)).changes.map((change) => change.tenantId);
+      await store.beginConnect(intent('a')); // a new tenant: connecting
+      await store.beginConnect(intent('a', { keyChanged: false })); // no status change: nothing
+      await store.putSecret({ tenantId: 'a', endpointId: 'ep-1', secret: 'sealed-1', createdAt: T0 });
+      await store.finishConnect('a', 'ep-1', T0);
+      await store.markSecretVerified('a', 'ep-1', T0); // nothing a receiver accepts changed
+      await store.beginConnect(intent('b', { merchantId: M2 }));
+      await store.setRotating('a', T0);
+      await store.deleteSecret('a', 'ep-9'); // nothing deleted: nothing
+      await store.deleteSecret('a', 'ep-1');
+      await store.beginDisconnect('b', T0);
+      await store.finishDisconnect('b', T0);
+      expect(await since()).toEqual(['a', 'a', 'a', 'b', 'a', 'a', 'b', 'b']);
+      const { changes, latest } = await store.secretChanges(start, 100);
+      expect(changes.map((change) => change.seq)).toEqual([...changes.map((change) => change.seq)].sort((x, y) => x - y));
+      expect(latest).toBe(changes.at(-1)!.seq);
+      expect((await store.secretChanges(changes[4]!.seq, 2)).changes.map((change) => change.tenantId)).toEqual(['a', 'b']);
+      expect((await store.secretChanges(latest, 10)).changes).toEqual([]);
     });
 
     it('marks key_invalid only for the key generation that met the 401, and a new key restores it', async () => {
@@ -140,15 +186,23 @@ export function tenantStoreConformance(name: string, makeStore: () => TenantStor
       await store.finishConnect('a', 'ep-1', T0);
       expect(await store.rotation('a')).toBeNull();
       expect(await store.advanceRotation('a', 'verifying', 'ep-2', T0)).toBeNull(); // none under way
+      const changesBefore = (await store.secretChanges(0, 100)).latest;
       const begun = await store.beginRotation('a', 'ep-1', T0 + 1);
       expect(begun).toEqual({ tenantId: 'a', step: 'registering', oldEndpointId: 'ep-1', newEndpointId: null, startedAt: T0 + 1, updatedAt: T0 + 1 });
+      // Receivers see a rotation under way, and are told to read the tenant again.
+      expect((await store.get('a'))?.rotatingSince).toBe(T0 + 1);
+      const afterBegin = await store.secretChanges(changesBefore, 100);
+      expect(afterBegin.changes.map((change) => change.tenantId)).toEqual(['a']);
       // A second begin (a resumed call) finds the one under way and changes nothing.
       expect(await store.beginRotation('a', 'ep-9', T0 + 2)).toEqual(begun);
+      expect((await store.secretChanges(afterBegin.latest, 100)).changes).toEqual([]);
       expect(await store.advanceRotation('a', 'verifying', 'ep-2', T0 + 3)).toMatchObject({ step: 'verifying', oldEndpointId: 'ep-1', newEndpointId: 'ep-2', startedAt: T0 + 1, updatedAt: T0 + 3 });
       expect(await store.advanceRotation('a', 'retiring', 'ep-2', T0 + 4)).toMatchObject({ step: 'retiring', newEndpointId: 'ep-2' });
       expect(await store.rotation('b')).toBeNull();
       await store.finishRotation('a');
       expect(await store.rotation('a')).toBeNull();
+      expect((await store.get('a'))?.rotatingSince).toBeNull();
+      expect((await store.secretChanges(afterBegin.latest, 100)).changes.map((change) => change.tenantId)).toEqual(['a']);
       await store.beginRotation('a', 'ep-2', T0 + 5);
       await store.beginDisconnect('a', T0 + 6);
       await store.finishDisconnect('a', T0 + 7);

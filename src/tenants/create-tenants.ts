@@ -10,6 +10,7 @@ import type { TenantsContext } from './context.ts';
 import { Credentials } from './credentials.ts';
 import { disconnectTenant } from './disconnect.ts';
 import { tenantFromRecord } from './records.ts';
+import { attachTenantsReceiving } from './receiving.ts';
 import { rekeyTenants } from './rekey.ts';
 import { rotateTenantSecret } from './rotate.ts';
 import { TENANT_STATUSES, type TenantRotationRecord, type TenantStatus, type TenantStore } from './store.ts';
@@ -37,10 +38,7 @@ export interface TenantsInternals {
    * each call: the receiver caches it.
    */
   secretsFor(tenantId: string): Promise<TenantWebhookSecret[] | null>;
-  /**
-   * The tenant's secret rotation under way, or `null`: while there is one, a receiver holds a
-   * delivery no known secret verifies (the new endpoint may deliver before its secret is stored).
-   */
+  /** The tenant's secret rotation under way (its step and endpoints), or `null`. */
   rotationFor(tenantId: string): Promise<TenantRotationRecord | null>;
   /** The egress budget's use per minute (`doctor --tenants`). */
   egressUsage(): Promise<{ minuteStartedAt: string; requests: number }[]>;
@@ -164,7 +162,13 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     },
     async rotateWebhookSecret(id) {
       open();
-      return oneAtATime(id, () => rotateTenantSecret(context, id, { client: tenants.client(id), verifiedByReceiver: async () => false }));
+      return oneAtATime(id, () =>
+        rotateTenantSecret(context, id, {
+          client: tenants.client(id),
+          // The receiver of createInbox({ tenants }) marks a secret the first time it verifies a delivery.
+          verifiedByReceiver: async (tenantId, endpointId) => (await store.secrets(tenantId)).some((secret) => secret.endpointId === endpointId && (secret.verifiedAt ?? null) !== null),
+        }),
+      );
     },
     async rekey() {
       open();
@@ -197,6 +201,23 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     rotationFor: (tenantId) => store.rotation(tenantId),
     egressUsage: () => budget.usage(),
     heldClients: () => clients.held,
+  });
+  attachTenantsReceiving(tenants, {
+    async read(tenantId) {
+      await credentials.ready();
+      const record = await store.get(tenantId);
+      if (record === null || record.status === 'disconnected' || record.status === 'disconnecting') return null;
+      const secrets = (await store.secrets(tenantId)).map((secret) => ({
+        endpointId: secret.endpointId,
+        secret: credentials.openSecret(tenantId, secret.endpointId, secret.secret),
+        createdAt: secret.createdAt,
+        verifiedAt: secret.verifiedAt ?? null,
+      }));
+      // A connect registers its endpoint before it stores the secret, as a rotation does.
+      return { secrets, rotating: record.rotatingSince !== null || record.status === 'connecting' };
+    },
+    markVerified: (tenantId, endpointId, at) => store.markSecretVerified(tenantId, endpointId, at),
+    changes: (after, limit) => store.secretChanges(after, limit),
   });
   return tenants;
 }

@@ -13,9 +13,9 @@
  * Each step is recorded before its external call and can be done again, so a second call
  * completes one that failed or whose process died: an endpoint at the URL whose secret was never
  * stored (a create whose answer was lost) is deleted and registered anew; one whose secret is held
- * is taken as the new endpoint; a deleted old endpoint (404) counts as deleted. The receiver holds
- * a delivery it cannot verify while the record exists (the new endpoint may deliver before its
- * secret is stored): see `rotationFor` in create-tenants.ts.
+ * is taken as the new endpoint; a deleted old endpoint (404) counts as deleted. From the record's
+ * start to its end the tenant is `rotatingSince`: receivers hold a delivery no known secret verifies
+ * (the new endpoint may deliver before its secret is stored).
  */
 import type { IntegrationClient } from '../client.ts';
 import { WebhookLimitReachedError } from '../errors/index.ts';

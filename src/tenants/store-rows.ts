@@ -2,7 +2,7 @@
 import type { SealedValueRef, TenantRecord, TenantRotationRecord, TenantRotationStep, TenantSecretRecord, TenantStatus } from './store.ts';
 
 export const TENANT_COLUMNS =
-  'id, merchant_id, store_ids, scopes, status, api_key, key_generation, endpoint_id, allow_same_merchant, connected_at, key_invalid_at, disconnected_at, updated_at';
+  'id, merchant_id, store_ids, scopes, status, api_key, key_generation, endpoint_id, allow_same_merchant, connected_at, key_invalid_at, disconnected_at, updated_at, rotating_since';
 
 export interface TenantRow {
   id: string;
@@ -19,6 +19,7 @@ export interface TenantRow {
   key_invalid_at: number | string | null;
   disconnected_at: number | string | null;
   updated_at: number | string;
+  rotating_since: number | string | null;
 }
 
 const list = (value: string | string[]): string[] => (Array.isArray(value) ? value : (JSON.parse(value) as string[]));
@@ -39,6 +40,7 @@ export function recordFromRow(row: TenantRow): TenantRecord {
     keyInvalidAt: time(row.key_invalid_at),
     disconnectedAt: time(row.disconnected_at),
     updatedAt: Number(row.updated_at),
+    rotatingSince: time(row.rotating_since),
   };
 }
 
@@ -47,10 +49,13 @@ export interface SecretRow {
   endpoint_id: string;
   secret: string;
   created_at: number | string;
+  verified_at: number | string | null;
 }
 
+export const SECRET_COLUMNS = 'tenant_id, endpoint_id, secret, created_at, verified_at';
+
 export function secretFromRow(row: SecretRow): TenantSecretRecord {
-  return { tenantId: row.tenant_id, endpointId: row.endpoint_id, secret: row.secret, createdAt: Number(row.created_at) };
+  return { tenantId: row.tenant_id, endpointId: row.endpoint_id, secret: row.secret, createdAt: Number(row.created_at), verifiedAt: time(row.verified_at) };
 }
 
 /** One sealed value as `sealedValues` lists them: the key (endpoint `''` in the cursor order) then each secret. */

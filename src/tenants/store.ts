@@ -36,6 +36,12 @@ export interface TenantRecord {
   keyInvalidAt: number | null;
   disconnectedAt: number | null;
   updatedAt: number;
+  /**
+   * While a rotation of its webhook secret is in progress: when it began (before its second
+   * endpoint is registered); `null` otherwise. Receivers hold a delivery no known secret verifies
+   * while it is set (the new endpoint may deliver before its secret is stored). See {@link TenantStore.setRotating}.
+   */
+  rotatingSince: number | null;
 }
 
 /** One webhook secret of a tenant, tied to its endpoint (two side by side during a rotation). */
@@ -45,7 +51,27 @@ export interface TenantSecretRecord {
   /** Sealed. */
   secret: string;
   createdAt: number;
+  /**
+   * When a receiver first verified a delivery with this secret (`markSecretVerified`); `null` until
+   * then, and for a secret just put (a replaced secret starts again). Left out by `putSecret` callers.
+   */
+  verifiedAt?: number | null;
 }
+
+/**
+ * What {@link TenantStore.secretChanges} answers: the changes that may alter what a receiver accepts
+ * for a tenant (a secret put or dropped, a status change, a rotation begun or ended), numbered in
+ * the order they were written.
+ */
+export interface SecretChanges {
+  /** Changes numbered above `after`, in order (at most `limit`). */
+  changes: { seq: number; tenantId: string }[];
+  /** The highest number written so far (0 before any). */
+  latest: number;
+}
+
+/** The store keeps at least this many latest changes; a reader further behind forgets every tenant. */
+export const SECRET_CHANGES_KEPT = 10_000;
 
 /** `beginConnect`: the tenant as `health()` described its key, and the sealed key. */
 export interface ConnectIntent {
@@ -138,8 +164,27 @@ export interface TenantStore {
   putSecret(secret: TenantSecretRecord): Promise<void>;
   /** Drops the secret of an endpoint (deleted at the service). */
   deleteSecret(tenantId: string, endpointId: string): Promise<void>;
-  /** The tenant's secrets, newest first. */
+  /** The tenant's secrets, newest first, each with its `verifiedAt`. */
   secrets(tenantId: string): Promise<TenantSecretRecord[]>;
+  /**
+   * Records that a receiver verified a delivery with the secret of `endpointId` (the first time
+   * only: a later call keeps the first time). Whether this call recorded it; `false` also when the
+   * tenant holds no such secret. What a rotation's step 2 waits for.
+   */
+  markSecretVerified(tenantId: string, endpointId: string, at: number): Promise<boolean>;
+  /**
+   * A rotation of the tenant's webhook secret began at `since`, or (`null`) ended: kept as
+   * {@link TenantRecord.rotatingSince}. Whether the tenant exists.
+   */
+  setRotating(tenantId: string, since: number | null): Promise<boolean>;
+  /**
+   * The changes numbered above `after` (at most `limit`, oldest first), for receivers in every
+   * process to forget what they cached of those tenants. Every method that puts or drops a secret,
+   * changes a status or a rotation adds one, in the same transaction. The store keeps at least the
+   * latest {@link SECRET_CHANGES_KEPT}; numbers may commit out of order (Postgres), so a reader
+   * asks again a little below its last one.
+   */
+  secretChanges(after: number, limit: number): Promise<SecretChanges>;
   /**
    * A new key for an `active` or `key_invalid` tenant: it becomes `active`, `keyInvalidAt` is
    * cleared, the generation grows. `null` (nothing written) in any other status.
@@ -158,12 +203,16 @@ export interface TenantStore {
   rotation(tenantId: string): Promise<TenantRotationRecord | null>;
   /**
    * Records a rotation's start (`registering`, replacing `oldEndpointId`) unless one is already
-   * under way for the tenant; returns the one under way either way.
+   * under way for the tenant; returns the one under way either way. A start also sets the tenant's
+   * `rotatingSince` and numbers the change (`secretChanges`), in the same transaction.
    */
   beginRotation(tenantId: string, oldEndpointId: string, at: number): Promise<TenantRotationRecord>;
   /** Moves the tenant's rotation to `step` (with the new endpoint from `verifying` on); `null` when none is under way. */
   advanceRotation(tenantId: string, step: TenantRotationStep, newEndpointId: string | null, at: number): Promise<TenantRotationRecord | null>;
-  /** The rotation is over: its record goes (`finishDisconnect` drops it too). */
+  /**
+   * The rotation is over: its record goes and `rotatingSince` is cleared (a numbered change), in one
+   * transaction. `finishDisconnect` drops a rotation too.
+   */
   finishRotation(tenantId: string): Promise<void>;
   /** Every sealed value, in a stable order, after `after` (a cursor made of the last one's tenant and endpoint). */
   sealedValues(after: { tenantId: string; endpointId: string | null } | null, limit: number): Promise<SealedValueRef[]>;

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IntegrationClient } from 'integration-sdk';
 import { TenantRotationError, type Tenants } from 'integration-sdk/tenants';
+import { verifyWebhook } from 'integration-sdk/webhooks';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
+import { tenantsReceiving } from '../../src/tenants/receiving.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { rejectionOf, startReceiver } from '../e2e/helpers.ts';
 import { fileBytes, killWhileHung, requestsOf, startWorld, type World } from './support/fixture.ts';
@@ -79,6 +81,39 @@ describe('rotateWebhookSecret', () => {
     // A second rotation starts afresh from the new endpoint.
     await tenants.rotateWebhookSecret('loja-1');
     await expectRotated(world, tenants, apiKey, 'loja-1', newEndpointId);
+  });
+
+  it("ends step 2 on the receiver's record that it verified the new secret, even when its answer was not a 2xx", async () => {
+    const world = await startWorld();
+    let tenants!: Tenants;
+    // A receiver that verifies, records it, then fails to store (503): the delivery log never says delivered.
+    const receiver = await startReceiver((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        const tenantId = req.url!.split('/').at(-1)!;
+        const receiving = tenantsReceiving(tenants)!;
+        const state = await receiving.read(tenantId);
+        const secret = state?.secrets.find((candidate) => {
+          try {
+            verifyWebhook(Buffer.concat(chunks), req.headers as Record<string, string>, candidate.secret);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        if (secret) await receiving.markVerified(tenantId, secret.endpointId, Date.now());
+        res.writeHead(req.headers['x-service-event'] === 'webhook.test' && state?.rotating ? 503 : 200).end();
+      });
+    });
+    tenants = world.tenants({ webhookUrl: (id) => `${receiver.url}/hooks/${id}` });
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    const before = await tenants.connect('loja-1', { apiKey });
+    const after = await tenants.rotateWebhookSecret('loja-1');
+    expect(after.endpointId).not.toBe(before.endpointId);
+    const tests = world.sandbox.deliveries({ webhookId: after.endpointId!, event: 'webhook.test' });
+    expect(tests.every((delivery) => delivery.status !== 'delivered')).toBe(true);
+    expect((await tenantsInternals(tenants)!.secretsFor('loja-1'))!.map((secret) => secret.endpointId)).toEqual([after.endpointId]);
   });
 
   it('names every endpoint holding a slot when the integration has five, and records nothing; a free slot lets it run', async () => {

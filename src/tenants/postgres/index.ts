@@ -6,13 +6,14 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import type { ConnectIntent, ConnectIntentResult, TenantStatus, TenantStore } from '../store.ts';
+import { SECRET_CHANGES_KEPT, type ConnectIntent, type ConnectIntentResult, type TenantStatus, type TenantStore } from '../store.ts';
 import {
   recordFromRow,
   ROTATION_COLUMNS,
   rotationFromRow,
   sealedCursor,
   sealedFromRow,
+  SECRET_COLUMNS,
   secretFromRow,
   TENANT_COLUMNS,
   type RotationRow,
@@ -52,6 +53,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
   const secrets = `"${schema}".secrets`;
   const meta = `"${schema}".meta`;
   const rotations = `"${schema}".rotations`;
+  const secretChanges = `"${schema}".secret_changes`;
 
   const migrate = () =>
     db.migrateOnce(`integration-sdk-tenants:${schema}`, async (client) => {
@@ -92,6 +94,17 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
           started_at BIGINT NOT NULL,
           updated_at BIGINT NOT NULL
         )`);
+      // Added for receivers (issue 28): a rotation in progress, the first verification of each
+      // secret, and the numbered changes receivers in every process forget their cache by. Each
+      // ALTER only when needed: it takes the table's strongest lock even when there is nothing to add.
+      const { rows } = await client.query<{ table_name: string; column_name: string }>(
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND column_name IN ('rotating_since', 'verified_at')`,
+        [schema],
+      );
+      const has = (table: string, column: string) => rows.some((row) => row.table_name === table && row.column_name === column);
+      if (!has('tenants', 'rotating_since')) await client.query(`ALTER TABLE ${tenants} ADD COLUMN IF NOT EXISTS rotating_since BIGINT`);
+      if (!has('secrets', 'verified_at')) await client.query(`ALTER TABLE ${secrets} ADD COLUMN IF NOT EXISTS verified_at BIGINT`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${secretChanges} (seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL)`);
     });
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
@@ -122,6 +135,26 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
     return row ? recordFromRow(row) : null;
   };
 
+  /**
+   * Numbers a change of what receivers accept for the tenant (TenantStore.secretChanges), as a
+   * statement of its own to put in a CTE or a transaction, and forgets the ones older than the
+   * latest SECRET_CHANGES_KEPT now and then.
+   */
+  const logChangeSql = `INSERT INTO ${secretChanges} (tenant_id) VALUES ($1) RETURNING seq`;
+  async function pruneChanges(seq: number | string | undefined): Promise<void> {
+    if (seq !== undefined && Number(seq) % 100 === 0) await db.changes(`DELETE FROM ${secretChanges} WHERE seq <= $1`, [Number(seq) - SECRET_CHANGES_KEPT]);
+  }
+  /** One statement that changes the tenant (`sql` RETURNING its row) and numbers the change when a row changed. */
+  async function changing(sql: string, params: unknown[]) {
+    const [row] = await query<TenantRow & { change_seq: string | null }>(
+      `WITH changed AS (${sql}), logged AS (INSERT INTO ${secretChanges} (tenant_id) SELECT id FROM changed RETURNING seq)
+       SELECT changed.*, (SELECT max(seq) FROM logged) AS change_seq FROM changed`,
+      params,
+    );
+    await pruneChanges(row?.change_seq ?? undefined);
+    return row ? recordFromRow(row) : null;
+  }
+
   async function beginConnect(client: PoolClient, intent: ConnectIntent): Promise<ConnectIntentResult> {
     // Two connects of one merchant under two ids, in two processes, take turns here.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`integration-sdk-tenants-merchant:${schema}:${intent.merchantId}`]);
@@ -149,6 +182,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
         [intent.id, intent.merchantId, intent.storeIds, intent.scopes, status, intent.apiKey, generation, intent.allowSameMerchant, intent.at],
       )
     ).rows;
+    if (current?.status !== status) await client.query(logChangeSql, [intent.id]);
     return { outcome: 'ok', record: recordFromRow(written!) };
   }
 
@@ -172,28 +206,48 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
     beginConnect: (intent) => transaction((client) => beginConnect(client, intent)),
 
     finishConnect: (id, endpointId, at) =>
-      one(
+      changing(
         `UPDATE ${tenants} SET status = 'active', endpoint_id = $2, connected_at = coalesce(connected_at, $3), key_invalid_at = NULL, updated_at = $3
          WHERE id = $1 AND status IN ('connecting', 'active', 'key_invalid') RETURNING ${TENANT_COLUMNS}`,
         [id, endpointId, at],
       ),
 
     putSecret: async ({ tenantId, endpointId, secret, createdAt }) => {
-      await changes(
-        `INSERT INTO ${secrets} (tenant_id, endpoint_id, secret, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant_id, endpoint_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at`,
+      const [row] = await query<{ seq: string }>(
+        `WITH put AS (
+           INSERT INTO ${secrets} (tenant_id, endpoint_id, secret, created_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (tenant_id, endpoint_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at, verified_at = NULL
+           RETURNING tenant_id)
+         INSERT INTO ${secretChanges} (tenant_id) SELECT tenant_id FROM put RETURNING seq`,
         [tenantId, endpointId, secret, createdAt],
       );
+      await pruneChanges(row?.seq);
     },
 
     deleteSecret: async (tenantId, endpointId) => {
-      await changes(`DELETE FROM ${secrets} WHERE tenant_id = $1 AND endpoint_id = $2`, [tenantId, endpointId]);
+      const [row] = await query<{ seq: string }>(
+        `WITH gone AS (DELETE FROM ${secrets} WHERE tenant_id = $1 AND endpoint_id = $2 RETURNING tenant_id)
+         INSERT INTO ${secretChanges} (tenant_id) SELECT tenant_id FROM gone RETURNING seq`,
+        [tenantId, endpointId],
+      );
+      await pruneChanges(row?.seq);
     },
 
     secrets: async (tenantId) =>
-      (await query<SecretRow>(`SELECT tenant_id, endpoint_id, secret, created_at FROM ${secrets} WHERE tenant_id = $1 ORDER BY created_at DESC, endpoint_id COLLATE "C"`, [tenantId])).map(
-        secretFromRow,
-      ),
+      (await query<SecretRow>(`SELECT ${SECRET_COLUMNS} FROM ${secrets} WHERE tenant_id = $1 ORDER BY created_at DESC, endpoint_id COLLATE "C"`, [tenantId])).map(secretFromRow),
+
+    markSecretVerified: async (tenantId, endpointId, at) =>
+      (await changes(`UPDATE ${secrets} SET verified_at = $3 WHERE tenant_id = $1 AND endpoint_id = $2 AND verified_at IS NULL`, [tenantId, endpointId, at])) > 0,
+
+    setRotating: async (tenantId, since) => (await changing(`UPDATE ${tenants} SET rotating_since = $2 WHERE id = $1 RETURNING ${TENANT_COLUMNS}`, [tenantId, since])) !== null,
+
+    secretChanges: async (after, limit) => {
+      const [rows, latest] = await Promise.all([
+        query<{ seq: string; tenant_id: string }>(`SELECT seq, tenant_id FROM ${secretChanges} WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit]),
+        query<{ latest: string | null }>(`SELECT max(seq) AS latest FROM ${secretChanges}`),
+      ]);
+      return { changes: rows.map((row) => ({ seq: Number(row.seq), tenantId: row.tenant_id })), latest: Number(latest[0]?.latest ?? 0) };
+    },
 
     replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
       one(
@@ -206,7 +260,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
       (await changes(`UPDATE ${tenants} SET status = 'key_invalid', key_invalid_at = $3, updated_at = $3 WHERE id = $1 AND key_generation = $2 AND status = 'active'`, [id, keyGeneration, at])) > 0,
 
     beginDisconnect: (id, at) =>
-      one(`UPDATE ${tenants} SET status = 'disconnecting', updated_at = $2 WHERE id = $1 AND status <> 'disconnected' RETURNING ${TENANT_COLUMNS}`, [id, at]),
+      changing(`UPDATE ${tenants} SET status = 'disconnecting', updated_at = $2 WHERE id = $1 AND status <> 'disconnected' RETURNING ${TENANT_COLUMNS}`, [id, at]),
 
     finishDisconnect: (id, at) =>
       transaction(async (client) => {
@@ -220,6 +274,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
         if (!row) return null;
         await client.query(`DELETE FROM ${secrets} WHERE tenant_id = $1`, [id]);
         await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [id]);
+        await client.query(logChangeSql, [id]);
         return recordFromRow(row);
       }),
 
@@ -228,16 +283,24 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
       return row ? rotationFromRow(row) : null;
     },
 
-    beginRotation: async (tenantId, oldEndpointId, at) => {
-      // ON CONFLICT DO NOTHING returns no row when one is under way: read it then.
-      const [inserted] = await query<RotationRow>(
-        `INSERT INTO ${rotations} (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES ($1, 'registering', $2, NULL, $3, $3)
-         ON CONFLICT (tenant_id) DO NOTHING RETURNING ${ROTATION_COLUMNS}`,
-        [tenantId, oldEndpointId, at],
-      );
-      const [row] = inserted ? [inserted] : await query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
-      return rotationFromRow(row!);
-    },
+    beginRotation: (tenantId, oldEndpointId, at) =>
+      transaction(async (client) => {
+        const [inserted] = (
+          await client.query<RotationRow>(
+            `INSERT INTO ${rotations} (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES ($1, 'registering', $2, NULL, $3, $3)
+             ON CONFLICT (tenant_id) DO NOTHING RETURNING ${ROTATION_COLUMNS}`,
+            [tenantId, oldEndpointId, at],
+          )
+        ).rows;
+        if (!inserted) {
+          // One is under way (ON CONFLICT DO NOTHING returns no row): a resumed call reads it.
+          const [row] = (await client.query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId])).rows;
+          return rotationFromRow(row!);
+        }
+        // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
+        if ((await client.query(`UPDATE ${tenants} SET rotating_since = $2 WHERE id = $1`, [tenantId, at])).rowCount) await client.query(logChangeSql, [tenantId]);
+        return rotationFromRow(inserted);
+      }),
 
     advanceRotation: async (tenantId, step, newEndpointId, at) => {
       const [row] = await query<RotationRow>(
@@ -248,7 +311,10 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
     },
 
     finishRotation: async (tenantId) => {
-      await changes(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+      await transaction(async (client) => {
+        await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+        if ((await client.query(`UPDATE ${tenants} SET rotating_since = NULL WHERE id = $1 AND rotating_since IS NOT NULL`, [tenantId])).rowCount) await client.query(logChangeSql, [tenantId]);
+      });
     },
 
     sealedValues: async (after, limit) => {

@@ -5,14 +5,15 @@
  * request. Credentials arrive sealed: nothing in the file is a key or a secret in clear.
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
-import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import type { ConnectIntent, TenantRecord, TenantRotationRecord, TenantStatus, TenantStore } from '../store.ts';
+import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
+import { SECRET_CHANGES_KEPT, type ConnectIntent, type TenantRecord, type TenantRotationRecord, type TenantStatus, type TenantStore } from '../store.ts';
 import {
   recordFromRow,
   ROTATION_COLUMNS,
   rotationFromRow,
   sealedCursor,
   sealedFromRow,
+  SECRET_COLUMNS,
   secretFromRow,
   TENANT_COLUMNS,
   type RotationRow,
@@ -66,7 +67,17 @@ CREATE TABLE IF NOT EXISTS tenants_rotations (
   started_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tenants_secret_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL);
 `;
+
+/**
+ * Numbers a change of what receivers accept for the tenant (see TenantStore.secretChanges), in the
+ * caller's transaction, and forgets the ones older than the latest SECRET_CHANGES_KEPT.
+ */
+function logChange(db: SqliteDatabase, tenantId: string): void {
+  const { seq } = db.prepare('INSERT INTO tenants_secret_changes (tenant_id) VALUES (?) RETURNING seq').get(tenantId) as { seq: number };
+  if (seq % 100 === 0) db.prepare('DELETE FROM tenants_secret_changes WHERE seq <= ?').run(seq - SECRET_CHANGES_KEPT);
+}
 
 function getRow(db: SqliteDatabase, id: string): TenantRecord | null {
   const row = db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as TenantRow | undefined;
@@ -100,6 +111,7 @@ function beginConnect(db: SqliteDatabase, intent: ConnectIntent) {
        connected_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.connected_at END,
        key_invalid_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.key_invalid_at END`,
   ).run(intent.id, intent.merchantId, JSON.stringify(intent.storeIds), JSON.stringify(intent.scopes), status, intent.apiKey, generation, intent.allowSameMerchant ? 1 : 0, intent.at);
+  if (current?.status !== status) logChange(db, intent.id);
   return { outcome: 'ok' as const, record: getRow(db, intent.id)! };
 }
 
@@ -138,6 +150,9 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
       // lose the last ones, which a second connect or disconnect repairs like any interrupted one.
       database.exec('PRAGMA synchronous = NORMAL');
       database.exec(SCHEMA);
+      // Added for receivers (issue 28): a rotation in progress, and the first verification of each secret.
+      addSqliteColumn(database, 'tenants', 'rotating_since', 'INTEGER');
+      addSqliteColumn(database, 'tenants_secrets', 'verified_at', 'INTEGER');
     });
     migrated = true;
   }
@@ -179,27 +194,45 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
              WHERE id = ? AND status IN ('connecting', 'active', 'key_invalid')`,
           )
           .run(endpointId, at, at, id);
-        return changed(done) ? getRow(db, id) : null;
+        if (!changed(done)) return null;
+        logChange(db, id);
+        return getRow(db, id);
       }),
 
     putSecret: async ({ tenantId, endpointId, secret, createdAt }) => {
       await write((db) => {
         db.prepare('INSERT OR REPLACE INTO tenants_secrets (tenant_id, endpoint_id, secret, created_at) VALUES (?, ?, ?, ?)').run(tenantId, endpointId, secret, createdAt);
+        logChange(db, tenantId);
       });
     },
 
     deleteSecret: async (tenantId, endpointId) => {
       await write((db) => {
-        db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ? AND endpoint_id = ?').run(tenantId, endpointId);
+        if (changed(db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ? AND endpoint_id = ?').run(tenantId, endpointId))) logChange(db, tenantId);
       });
     },
 
     secrets: (tenantId) =>
       run((db) =>
-        (db.prepare('SELECT tenant_id, endpoint_id, secret, created_at FROM tenants_secrets WHERE tenant_id = ? ORDER BY created_at DESC, endpoint_id').all(tenantId) as SecretRow[]).map(
-          secretFromRow,
-        ),
+        (db.prepare(`SELECT ${SECRET_COLUMNS} FROM tenants_secrets WHERE tenant_id = ? ORDER BY created_at DESC, endpoint_id`).all(tenantId) as SecretRow[]).map(secretFromRow),
       ),
+
+    markSecretVerified: (tenantId, endpointId, at) =>
+      run((db) => changed(db.prepare('UPDATE tenants_secrets SET verified_at = ? WHERE tenant_id = ? AND endpoint_id = ? AND verified_at IS NULL').run(at, tenantId, endpointId))),
+
+    setRotating: (tenantId, since) =>
+      write((db) => {
+        if (!changed(db.prepare('UPDATE tenants SET rotating_since = ? WHERE id = ?').run(since, tenantId))) return false;
+        logChange(db, tenantId);
+        return true;
+      }),
+
+    secretChanges: (after, limit) =>
+      run((db) => {
+        const rows = db.prepare('SELECT seq, tenant_id FROM tenants_secret_changes WHERE seq > ? ORDER BY seq LIMIT ?').all(after, limit) as { seq: number; tenant_id: string }[];
+        const latest = db.prepare('SELECT max(seq) AS latest FROM tenants_secret_changes').get() as { latest: number | null };
+        return { changes: rows.map((row) => ({ seq: Number(row.seq), tenantId: row.tenant_id })), latest: Number(latest.latest ?? 0) };
+      }),
 
     replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
       write((db) => {
@@ -224,7 +257,9 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
     beginDisconnect: (id, at) =>
       write((db) => {
         const done = db.prepare("UPDATE tenants SET status = 'disconnecting', updated_at = ? WHERE id = ? AND status <> 'disconnected'").run(at, id);
-        return changed(done) ? getRow(db, id) : null;
+        if (!changed(done)) return null;
+        logChange(db, id);
+        return getRow(db, id);
       }),
 
     finishDisconnect: (id, at) =>
@@ -235,6 +270,7 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
         if (!changed(done)) return null;
         db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ?').run(id);
         db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ?').run(id);
+        logChange(db, id);
         return getRow(db, id);
       }),
 
@@ -242,10 +278,14 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
 
     beginRotation: (tenantId, oldEndpointId, at) =>
       write((db) => {
-        db.prepare(
-          `INSERT INTO tenants_rotations (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES (?, 'registering', ?, NULL, ?, ?)
-           ON CONFLICT (tenant_id) DO NOTHING`,
-        ).run(tenantId, oldEndpointId, at, at);
+        const begun = db
+          .prepare(
+            `INSERT INTO tenants_rotations (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES (?, 'registering', ?, NULL, ?, ?)
+             ON CONFLICT (tenant_id) DO NOTHING`,
+          )
+          .run(tenantId, oldEndpointId, at, at);
+        // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
+        if (changed(begun) && changed(db.prepare('UPDATE tenants SET rotating_since = ? WHERE id = ?').run(at, tenantId))) logChange(db, tenantId);
         return getRotation(db, tenantId)!;
       }),
 
@@ -258,6 +298,7 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
     finishRotation: async (tenantId) => {
       await write((db) => {
         db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ?').run(tenantId);
+        if (changed(db.prepare('UPDATE tenants SET rotating_since = NULL WHERE id = ? AND rotating_since IS NOT NULL').run(tenantId))) logChange(db, tenantId);
       });
     },
 

@@ -1,0 +1,56 @@
+/**
+ * What a receiver for many merchants (`createInbox({ tenants })` in `integration-sdk/inbox`) reads of
+ * the tenants registry: a tenant's webhook secrets, opened, and whether a rotation is in progress;
+ * the record that a secret verified a delivery; the numbered changes that tell every process which
+ * tenants to read again. Reached through a registered symbol on the registry, so that the inbox
+ * entry never loads the tenants module (its client, its budget) and two copies of the package
+ * still find each other.
+ */
+import type { SecretChanges } from './store.ts';
+
+export type { SecretChanges };
+
+/** One secret a tenant's deliveries may be signed with. Holds a secret: never logged. */
+export interface TenantReceivingSecret {
+  /** The endpoint it belongs to: the opaque, non-secret id an entry keeps of the secret that verified it. */
+  endpointId: string;
+  secret: string;
+  createdAt: number;
+  /** When a receiver first verified a delivery with it; `null` until then. */
+  verifiedAt: number | null;
+}
+
+/** What a receiver accepts for one tenant. */
+export interface TenantReceivingState {
+  /** Newest first; two while a rotation overlaps its endpoints. */
+  secrets: TenantReceivingSecret[];
+  /**
+   * A rotation is in progress (or the tenant is still connecting): a new endpoint may deliver before
+   * its secret is stored, so a delivery no secret verifies is held and the secrets read again.
+   */
+  rotating: boolean;
+}
+
+/** The registry's side of receiving. */
+export interface TenantsReceiving {
+  /** `null` for an unknown, disconnecting or disconnected tenant (the receiver answers 404). Reads the store. */
+  read(tenantId: string): Promise<TenantReceivingState | null>;
+  /** Records the first verification with the secret of `endpointId` (a rotation waits on it); whether this call recorded it. */
+  markVerified(tenantId: string, endpointId: string, at: number): Promise<boolean>;
+  /** See `TenantStore.secretChanges`. */
+  changes(after: number, limit: number): Promise<SecretChanges>;
+}
+
+const TENANTS_RECEIVING = Symbol.for('integration-sdk.tenants.receiving');
+
+/** Called by `createTenants`. */
+export function attachTenantsReceiving(tenants: object, receiving: TenantsReceiving): void {
+  Object.defineProperty(tenants, TENANTS_RECEIVING, { value: receiving, enumerable: false });
+}
+
+/** The receiving side of a registry made by `createTenants`; `undefined` for anything else. */
+export function tenantsReceiving(tenants: unknown): TenantsReceiving | undefined {
+  if (typeof tenants !== 'object' || tenants === null) return undefined;
+  const found = (tenants as Record<symbol, unknown>)[TENANTS_RECEIVING];
+  return typeof found === 'object' && found !== null ? (found as TenantsReceiving) : undefined;
+}
