@@ -1,6 +1,6 @@
 // The routes that change something: retry one entry, retry every dead entry and purge dead entries
 // (each of the last two after a page that states what it touches, and only with the count that
-// page stated), send a test delivery, sign out. Every POST passes the same-origin check and the
+// page stated), send a test delivery, acknowledge a missed delivery, sign out. Every POST passes the same-origin check and the
 // CSRF token; the actions (not signing out) are refused in read-only mode and are recorded.
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { Inbox } from '../inbox/create-inbox.ts';
@@ -152,6 +152,14 @@ export function registerActionRoutes(routes: Hono<DashboardEnv>, context: Action
       await record(c, 'webhook-test', `endpoint ${endpoint}: failed (${describeError(error)})`);
       return redirect('/service?done=test-failed');
     }
+  });
+
+  // The inbox keeps who acknowledged (`by`); the action log, the dashboard's own, is written here.
+  routes.post('/missed/:deliveryId/acknowledge', guardAction, async (c) => {
+    const deliveryId = c.req.param('deliveryId');
+    const acknowledged = await inbox.acknowledgeMissed(deliveryId, { by: c.get('actor') });
+    await record(c, 'acknowledge-missed', acknowledged > 0 ? `missed delivery ${deliveryId}: acknowledged` : `missed delivery ${deliveryId}: not acknowledged (no open miss has that id)`);
+    return redirect(`/?done=${acknowledged > 0 ? 'acknowledged' : 'not-acknowledged'}#missed-title`);
   });
 
   // Signing out is no action on the inbox: read-only dashboards have it too.

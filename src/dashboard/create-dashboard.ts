@@ -41,7 +41,7 @@ export interface DashboardOptions {
    * Who may look and act (required; the dashboard is never open): `{ token }` (the first visit
    * opens `?token=…`, which sets an HttpOnly cookie; scripts send `Authorization: Bearer …`),
    * `{ basic: { username, password } }`, or `{ authorize(request, action) }` with `action` one of
-   * `view`, `retry`, `retry-dead`, `purge`, `webhook-test`.
+   * `view`, `retry`, `retry-dead`, `purge`, `webhook-test`, `acknowledge-missed`.
    */
   auth: DashboardAuth;
   /** No action buttons, and the action routes answer 403. @default false */
@@ -90,6 +90,8 @@ const FLASHES: Record<string, (n: number) => string> = {
   'retry-dead': (n) => `${n} dead ${n === 1 ? 'entry is' : 'entries are'} back to pending.`,
   purged: (n) => `${n} dead ${n === 1 ? 'entry was' : 'entries were'} deleted.`,
   tested: () => 'The service accepted a test delivery for that endpoint.',
+  acknowledged: () => 'The missed delivery is acknowledged: it no longer counts as missed.',
+  'not-acknowledged': () => 'No open missed delivery has that id (it arrived, was recovered or was acknowledged meanwhile).',
   'test-failed': () => 'The test delivery could not be sent: see the action log.',
 };
 
@@ -172,6 +174,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (method !== 'POST') return 'view';
     if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
     if (/^\/service\/test\/?$/.test(local)) return 'webhook-test';
+    if (/^\/missed\/[^/]+\/acknowledge\/?$/.test(local)) return 'acknowledge-missed';
     return 'view';
   };
 
@@ -204,7 +207,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   registerActionRoutes(routes, { base, readOnly, inbox, client, source, auth, activity, frameOf, page });
 
   routes.get('/', async (c) => {
-    const [overview, service] = await Promise.all([readOverview(source, activity), client ? readService(client, source, 50) : undefined]);
+    const [overview, service] = await Promise.all([readOverview(source, activity, inbox), client ? readService(client, inbox, 50) : undefined]);
     return page(c, overviewPage(frameOf(c), overview, service));
   });
 
@@ -261,7 +264,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   routes.get('/service', async (c) => {
     if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
-    return page(c, servicePage(frameOf(c), await readService(client, source, 100)));
+    return page(c, servicePage(frameOf(c), await readService(client, inbox, 100)));
   });
 
   routes.get('/sync', async (c) => {
@@ -306,7 +309,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   routes.get('/api/stats', async (c) => {
-    const overview = await readOverview(source, activity);
+    const overview = await readOverview(source, activity, inbox);
     return c.json({ ...overview.stats, workers: overview.workers, activity: overview.activity, generatedAt: new Date(overview.now).toISOString() });
   });
 
