@@ -1,4 +1,5 @@
 import type { ConformanceTestApi } from '../storage/conformance-api.ts';
+import { tenantsConformance } from './conformance-tenants.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
 /** The test functions the suite needs (one definition, shared with the sync state's suite). */
@@ -468,6 +469,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
     });
 
     dashboardQueriesConformance(() => store, test);
+    tenantsConformance(() => store, test);
   });
 }
 

@@ -4,6 +4,7 @@
  * implements the same methods and runs the same suite. Times are epoch milliseconds from the
  * inbox's clock, passed in so that stores never read the wall clock themselves.
  */
+import { pairKeyOf } from './copies.ts';
 import { scrubPatterns } from './error-text.ts';
 
 /** Where an entry is in its life. */
@@ -11,7 +12,12 @@ export type InboxEntryStatus = 'pending' | 'processing' | 'done' | 'dead';
 
 /** A verified delivery, as the receiver hands it to the store. */
 export interface NewInboxEntry {
-  /** `X-Service-Delivery-Id`: the primary key; a second insert of the same id changes nothing. */
+  /**
+   * The tenant (merchant) it was received for, with `createInbox({ tenants })`; absent or `''` for a
+   * single-merchant inbox. Delivery ids, orders, leases and per-order order are per tenant.
+   */
+  tenant?: string;
+  /** `X-Service-Delivery-Id`: with the tenant, the key; a second insert of the same id for the same tenant changes nothing. */
   deliveryId: string;
   event: string;
   /** `data.order_id` of order events, else `null`. Events of one order are handled one at a time. */
@@ -50,7 +56,25 @@ export interface NewInboxEntry {
    */
   displayNumber?: string | null;
   externalOrderId?: string | null;
+  /**
+   * An opaque, non-secret id of the secret that verified it (a tenant's endpoint id, or a hash
+   * prefix of a single-merchant inbox's secret); absent for entries no secret verified (reconcile).
+   * An order event verified by one secret is stored as a copy of one verified by another: see
+   * {@link InboxStore.insert} and src/inbox/copies.ts.
+   */
+  verifiedBy?: string | null;
+  /**
+   * The earliest `receivedAt` of an entry this one may be a copy of (when the two secrets began to
+   * overlap). @default receivedAt minus {@link PAIR_WINDOW_MS}
+   */
+  pairAfter?: number;
 }
+
+/**
+ * How far back a copy's original may have arrived: the service retries a delivery for about
+ * 14 h 36 min (spec 6.4), so one endpoint's delivery may reach the inbox that much after the other's.
+ */
+export const PAIR_WINDOW_MS = 86_400_000;
 
 /** How long {@link InboxStore.insert} may wait. */
 export interface InsertOptions {
@@ -62,6 +86,8 @@ export interface InsertOptions {
 export interface InboxEntry {
   /** The delivery id. */
   id: string;
+  /** The tenant it was received for; `null` in a single-merchant inbox. */
+  tenant: string | null;
   event: string;
   orderId: string | null;
   ts: number;
@@ -82,6 +108,13 @@ export interface InboxEntry {
   displayNumber?: string | null;
   /** The order's `external_order_id`, when the store lists it. */
   externalOrderId?: string | null;
+  /** The opaque id of the secret that verified it (an endpoint id, or a hash prefix of the secret); `null` for a reconcile entry. */
+  verifiedBy?: string | null;
+  /**
+   * The delivery id of the entry this one is a copy of: the same order event delivered through the
+   * other of two endpoints (two secrets), stored `done` for the audit and never run. `null` otherwise.
+   */
+  copyOf?: string | null;
 }
 
 /** An entry with its payload: only ever returned when asked for by delivery id, or to a worker. */
@@ -98,11 +131,24 @@ export interface ClaimRequest {
   limit: number;
   /** How long an `order.status_changed` without its order's `order.created` waits for it. */
   orderWaitMs: number;
+  /**
+   * The tenant this worker took work of last (the last entry of its previous claim): due entries
+   * are taken tenant by tenant in turn starting after it, so that one tenant's backlog does not
+   * delay another's new entry by more than one claim. Absent: from the first tenant.
+   */
+  afterTenant?: string | null;
+}
+
+/** Narrows a read, a retry or a purge to one tenant's entries; without it, every tenant's. */
+export interface TenantFilter {
+  tenant?: string;
 }
 
 /** How a failed run ends. */
 export interface FailRequest {
   workerId: string;
+  /** The entry's tenant (as claimed). */
+  tenant?: string | null;
   error: string;
   now: number;
   /** When to try again; `null` makes the entry `dead`. */
@@ -133,7 +179,7 @@ export interface InboxStats {
  * What retention and `purge` delete. Deleting entries does not rewrite history: a store with
  * {@link InboxStore.purgePreview} keeps what it deletes counted in {@link InboxStore.activity}.
  */
-export interface PurgeRequest {
+export interface PurgeRequest extends TenantFilter {
   status: 'done' | 'dead';
   /** Entries finished before this time. */
   finishedBefore: number;
@@ -160,6 +206,12 @@ export interface InboxStore {
    * stored `done`, its handler never run, returning `duplicate` (or `stored` where the store learns
    * it only after writing a real delivery). The rules are src/inbox/order-history.ts's
    * `applyOrderEvent`. Keeping order state and covering are optional, like the reconciliation methods below.
+   *
+   * Copies: an order event with a `verifiedBy` is stored as a copy (`done`, `copyOf` the other's
+   * delivery id, its handler never run, the order's state untouched) when an entry of the same
+   * tenant, `event`, `order_id` and, for `order.status_changed`, `previous_status` and `status`,
+   * verified by another secret, received at or after `pairAfter`, is not yet paired (the oldest such
+   * one): whichever of the two arrived first runs. Entries of one secret are never paired.
    */
   insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
@@ -168,24 +220,28 @@ export interface InboxStore {
    * (by `ts`, then arrival) unfinished entry of its order, with no other entry of the order leased
    * (an unfinished `order.created` comes before its order's other events whatever their `ts`);
    * and an `order.status_changed` waits for its order's `order.created` until `receivedAt + orderWaitMs`.
+   * Orders are per tenant. Entries with an expired lease first; then due ones, tenant by tenant in
+   * turn after `afterTenant` (each tenant's earliest first), returned in the order taken.
    */
   claim(request: ClaimRequest): Promise<InboxEntryWithPayload[]>;
-  /** Moves the lease on; `false` when the worker no longer holds it. */
-  extendLease(deliveryId: string, workerId: string, leaseUntil: number): Promise<boolean>;
+  /** Moves the lease on; `false` when the worker no longer holds it. `tenant`: the entry's (any, left out). */
+  extendLease(deliveryId: string, workerId: string, leaseUntil: number, tenant?: string | null): Promise<boolean>;
   /** Marks a leased entry `done`; `false` when the worker no longer holds the lease. */
-  complete(deliveryId: string, workerId: string, now: number): Promise<boolean>;
+  complete(deliveryId: string, workerId: string, now: number, tenant?: string | null): Promise<boolean>;
   /** Ends a leased run with an error: back to `pending` at `nextAttemptAt`, or `dead`. */
   fail(deliveryId: string, request: FailRequest): Promise<boolean>;
-  /** The payload of the order's `order.created` entry, if the store has it. */
-  orderCreatedPayload(orderId: string): Promise<string | null>;
-  get(deliveryId: string): Promise<InboxEntryWithPayload | undefined>;
-  /** Entries of a status (or all), oldest first, after the delivery id cursor `after`. */
-  list(options: { status?: InboxEntryStatus; after?: { receivedAt: number; id: string }; limit: number }): Promise<InboxEntry[]>;
-  stats(now: number): Promise<InboxStats>;
+  /** The payload of the order's `order.created` entry of that tenant (`''`/absent: a single-merchant inbox), if the store has it. */
+  orderCreatedPayload(orderId: string, tenant?: string | null): Promise<string | null>;
+  /** The entry of that delivery id (of `tenant`; of any tenant when left out). */
+  get(deliveryId: string, tenant?: string | null): Promise<InboxEntryWithPayload | undefined>;
+  /** Entries of a status (or all), oldest first, after the delivery id cursor `after`; of one tenant with `tenant`. */
+  list(options: { status?: InboxEntryStatus; after?: { receivedAt: number; id: string }; limit: number; tenant?: string }): Promise<InboxEntry[]>;
+  /** The counts of every tenant's entries, or of one with `{ tenant }`. */
+  stats(now: number, filter?: TenantFilter): Promise<InboxStats>;
   /** A `done` or `dead` entry back to `pending`, attempts reset; `false` when there is none. */
-  retry(deliveryId: string, now: number): Promise<boolean>;
-  /** Every `dead` entry back to `pending`; how many. */
-  retryDead(now: number): Promise<number>;
+  retry(deliveryId: string, now: number, tenant?: string | null): Promise<boolean>;
+  /** Every `dead` entry (of one tenant, with `{ tenant }`) back to `pending`; how many. */
+  retryDead(now: number, filter?: TenantFilter): Promise<number>;
   purge(request: PurgeRequest): Promise<number>;
   /** Calls `listener` when another process may have stored an entry (Postgres LISTEN); optional. */
   subscribe?(listener: () => void): Promise<() => void>;
@@ -197,22 +253,24 @@ export interface InboxStore {
    * least recently checked (or heard of) first, at most `limit`.
    */
   staleOrders?(request: StaleOrdersRequest): Promise<InboxOrderState[]>;
-  /** Records that orders were read back at `now`; `status` fills a status the inbox did not know. */
-  markChecked?(checks: readonly { orderId: string; status?: string }[], now: number): Promise<void>;
-  /** Keeps the outcome of the last reconcile (replacing the one before). */
+  /** Records that orders (of `tenant`: `''`/absent for a single-merchant inbox) were read back at `now`; `status` fills a status the inbox did not know. */
+  markChecked?(checks: readonly { orderId: string; status?: string }[], now: number, tenant?: string | null): Promise<void>;
+  /** Keeps the outcome of the last reconcile (of `record.tenant`), replacing the one before. */
   saveReconcile?(record: ReconcileRecord): Promise<void>;
-  /** The outcome of the last reconcile, if one ran. */
-  lastReconcile?(): Promise<ReconcileRecord | undefined>;
+  /** The outcome of the last reconcile (of `tenant`: `''`/absent for a single-merchant inbox), if one ran. */
+  lastReconcile?(tenant?: string | null): Promise<ReconcileRecord | undefined>;
+  /** When each of these tenants was last reconciled (tenants never reconciled are left out). */
+  reconciledAt?(tenants: readonly string[]): Promise<Map<string, number>>;
   /**
    * Keeps the missed deliveries a reconcile found: one it did not know is kept open from `now`; one
    * it knows gets the service's latest status, attempts, error and give-up time, and stays ended if
    * it was (an acknowledged miss the delivery log still lists does not come back). Returns the ids
    * it did not know. Optional, with {@link listMissed} and {@link endMissed}: without them a
-   * reconcile's misses last until the next reconcile.
+   * reconcile's misses last until the next reconcile. `tenant`: whose endpoints they were.
    */
-  recordMissed?(missed: readonly MissedDelivery[], now: number): Promise<string[]>;
-  /** Open misses oldest first (by `createdAt`), or ended ones most recently ended first. */
-  listMissed?(request: { open: boolean; limit: number }): Promise<MissedRecord[]>;
+  recordMissed?(missed: readonly MissedDelivery[], now: number, tenant?: string | null): Promise<string[]>;
+  /** Open misses oldest first (by `createdAt`), or ended ones most recently ended first; of one tenant with `tenant`. */
+  listMissed?(request: { open: boolean; limit: number; tenant?: string }): Promise<MissedRecord[]>;
   /** Ends open misses (those named, or all); returns the ids it ended. */
   endMissed?(request: EndMissedRequest): Promise<string[]>;
 
@@ -224,8 +282,8 @@ export interface InboxStore {
   page?(request: InboxPageRequest): Promise<InboxEntry[]>;
   /** Entries received and finished (`done`, `dead`) per bucket of `bucketMs` from `since` to `until`. */
   activity?(request: InboxActivityRequest): Promise<InboxActivityBucket[]>;
-  /** Which of these delivery ids the store holds. */
-  has?(deliveryIds: readonly string[]): Promise<Set<string>>;
+  /** Which of these delivery ids the store holds (for `tenant`; any tenant's when left out). */
+  has?(deliveryIds: readonly string[], tenant?: string | null): Promise<Set<string>>;
   /** Records that a worker is alive (`claimed`: and took work) at `now`. */
   heartbeat?(beat: InboxHeartbeat): Promise<void>;
   /** The workers seen in the last day, most recent first. */
@@ -243,7 +301,7 @@ export interface InboxStore {
 }
 
 /** A keyset page of {@link InboxStore.page}. */
-export interface InboxPageRequest {
+export interface InboxPageRequest extends TenantFilter {
   status?: InboxEntryStatus;
   event?: string;
   /** The events of one order. */
@@ -264,7 +322,7 @@ export interface InboxActivityRequest {
 }
 
 /** What {@link InboxStore.purgePreview} asks: the entries a purge with the same status and time would delete. */
-export interface PurgePreviewRequest {
+export interface PurgePreviewRequest extends TenantFilter {
   status: 'done' | 'dead';
   finishedBefore: number;
   /** How many of them to list (the count is of all). */
@@ -322,6 +380,8 @@ export interface InboxAction {
  */
 export interface InboxOrderState {
   orderId: string;
+  /** Its tenant; absent in a single-merchant inbox. */
+  tenant?: string;
   /** `null` when no stored event showed one (payloads purged before this was kept). */
   status: string | null;
   /** The `ts` of the event the status came from (0 for an `order.created`). */
@@ -341,6 +401,8 @@ export interface InboxOrderState {
 
 /** What `staleOrders` asks for. */
 export interface StaleOrdersRequest {
+  /** Orders of this tenant (`''`/absent: a single-merchant inbox). */
+  tenant?: string | null;
   seenBefore: number;
   checkedBefore: number;
   finalStatuses: readonly string[];
@@ -374,6 +436,8 @@ export type MissedEnding = 'arrived' | 'acknowledged' | 'recovered';
 
 /** A missed delivery as the store keeps it, from the reconcile that first found it until it ends. */
 export interface MissedRecord extends MissedDelivery {
+  /** The tenant whose endpoint it was; absent in a single-merchant inbox. */
+  tenant?: string;
   /** When a reconcile first found it, epoch ms. */
   firstSeenAt: number;
   /** `null` while open; else how, when and (for an acknowledgement) by whom it ended. */
@@ -381,7 +445,7 @@ export interface MissedRecord extends MissedDelivery {
 }
 
 /** What {@link InboxStore.endMissed} ends. */
-export interface EndMissedRequest {
+export interface EndMissedRequest extends TenantFilter {
   /** Delivery ids, or every open miss. */
   deliveryIds: readonly string[] | 'all';
   how: MissedEnding;
@@ -392,6 +456,8 @@ export interface EndMissedRequest {
 
 /** The outcome of a reconcile, as the store keeps it for `stats()` and `doctor --store`. */
 export interface ReconcileRecord {
+  /** The tenant it reconciled (`''`/absent: a single-merchant inbox). */
+  tenant?: string;
   ranAt: number;
   /** The misses open after it (a store without {@link InboxStore.listMissed} keeps them only here). */
   missed: MissedDelivery[];
@@ -413,10 +479,13 @@ export interface MissedRow {
   ended: string | null;
   ended_at: number | string | null;
   ended_by: string | null;
+  tenant?: string;
 }
 
 export function missedFromRow(row: MissedRow): MissedRecord {
   return {
+    // Only a tenant's: a single-merchant inbox's misses read as they always did.
+    ...(row.tenant !== undefined && row.tenant !== '' && { tenant: row.tenant }),
     deliveryId: row.delivery_id,
     event: row.event,
     status: row.status,
@@ -452,6 +521,7 @@ export function orderStatusOf(entry: NewInboxEntry): string | null {
 /** A row of the per-order table, as either driver returns it. */
 export interface InboxOrderRow {
   order_id: string;
+  tenant?: string;
   status: string | null;
   status_ts: number | string;
   last_event_at: number | string;
@@ -463,6 +533,8 @@ export interface InboxOrderRow {
 export function orderStateFromRow(row: InboxOrderRow): InboxOrderState {
   return {
     orderId: row.order_id,
+    // Only a tenant's: a single-merchant inbox's orders read as they always did.
+    ...(row.tenant !== undefined && row.tenant !== '' && { tenant: row.tenant }),
     status: row.status,
     statusTs: Number(row.status_ts),
     lastEventAt: Number(row.last_event_at),
@@ -513,6 +585,7 @@ export function statsOf(
 
 /** A row of the shipped stores' table, as either driver returns it (numbers may come as strings). */
 export interface InboxRow {
+  tenant: string;
   delivery_id: string;
   event: string;
   order_id: string | null;
@@ -529,21 +602,34 @@ export interface InboxRow {
   payload?: string | null;
   display_number?: string | null;
   external_order_id?: string | null;
+  verified_by: string | null;
+  copy_of: string | null;
 }
 
 /** The columns of {@link InboxRow} but the payload, as the shipped stores select them. */
-export const INBOX_COLUMNS = 'delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at, schema_issues';
+export const INBOX_COLUMNS = 'tenant, delivery_id, event, order_id, ts, status, known, attempts, last_error, received_at, next_attempt_at, finished_at, schema_issues, verified_by, copy_of';
+
+/** The columns of a new entry, in the order of {@link newEntryValues}. */
+export const NEW_ENTRY_COLUMNS = 'delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at, tenant, verified_by, pair_key';
 
 /**
- * The values of an insert into the shipped stores' table, in this column order: delivery_id,
- * event, order_id, ts, payload, known (0/1), status, received_at, next_attempt_at, schema_issues,
- * last_error, finished_at.
+ * The values of an insert into the shipped stores' table, in the order of {@link NEW_ENTRY_COLUMNS}:
+ * delivery_id, event, order_id, ts, payload, known (0/1), status, received_at, next_attempt_at,
+ * schema_issues, last_error, finished_at, tenant, verified_by, pair_key.
  */
-export function newEntryValues(entry: NewInboxEntry): [string, string, string | null, number, string, number, string, number, number, string | null, string | null, number | null] {
+export function newEntryValues(
+  entry: NewInboxEntry,
+): [string, string, string | null, number, string, number, string, number, number, string | null, string | null, number | null, string, string | null, string | null] {
   const dead = entry.status === 'dead';
   const issues = entry.schemaIssues ? JSON.stringify(entry.schemaIssues) : null;
-  return [entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, dead ? 'dead' : 'pending', entry.receivedAt, entry.receivedAt, issues, dead ? (entry.lastError ?? null) : null, dead ? entry.receivedAt : null];
+  return [
+    entry.deliveryId, entry.event, entry.orderId, entry.ts, entry.payload, entry.known ? 1 : 0, dead ? 'dead' : 'pending', entry.receivedAt, entry.receivedAt, issues,
+    dead ? (entry.lastError ?? null) : null, dead ? entry.receivedAt : null, entry.tenant ?? '', entry.verifiedBy ?? null, pairKeyOf(entry),
+  ];
 }
+
+/** The tenant as stored: `''` for a single-merchant inbox. */
+export const storedTenant = (tenant: string | null | undefined): string => tenant ?? '';
 
 // Postgres text cannot hold U+0000, and node:sqlite before Node 24 cuts a string at one, where a JSON
 // string may hold it (an `order_id` of "a\u0000b", a body with a NUL byte): such a value is stored
@@ -563,6 +649,7 @@ export const decodedRow = (row: InboxRow): InboxRow => ({ ...row, order_id: from
 export function entryFromRow(row: InboxRow): InboxEntry {
   return {
     id: row.delivery_id,
+    tenant: row.tenant === '' || row.tenant === undefined ? null : row.tenant,
     event: row.event,
     orderId: row.order_id,
     ts: Number(row.ts),
@@ -575,6 +662,8 @@ export function entryFromRow(row: InboxRow): InboxEntry {
     nextAttemptAt: Number(row.next_attempt_at),
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
     schemaIssues: row.schema_issues === null || row.schema_issues === undefined ? null : (JSON.parse(row.schema_issues) as string[]),
+    verifiedBy: row.verified_by ?? null,
+    copyOf: row.copy_of ?? null,
     ...(row.display_number !== undefined ? { displayNumber: row.display_number, externalOrderId: row.external_order_id ?? null } : {}),
   };
 }
@@ -621,6 +710,8 @@ export function pageQuery(table: string, request: InboxPageRequest, placeholder:
     return placeholder(params.length, type);
   };
   const where: string[] = [];
+  // The tenant's own index holds only entries of a tenant (a single-merchant inbox pays nothing for it).
+  if (request.tenant !== undefined) where.push(request.tenant === '' ? `tenant = ''` : `tenant = ${param(request.tenant)} AND tenant <> ''`);
   if (request.status !== undefined) where.push(`status = ${param(request.status)}`);
   if (request.event !== undefined) where.push(`event = ${param(request.event)}`);
   if (request.orderId !== undefined) where.push(`order_id = ${param(request.orderId)}`);

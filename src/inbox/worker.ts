@@ -166,6 +166,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     });
   }
 
+  let afterTenant: string | null = null;
   async function loop(): Promise<void> {
     let subscribed = false;
     while (!stopping) {
@@ -181,7 +182,9 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
             unsubscribeStore = await store.subscribe?.(signalWake);
           }
           await deps.retention();
-          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs });
+          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs, afterTenant });
+          // The next claim starts after the tenant served last: tenants take turns (docs/inbox.md, "Fair claiming").
+          if (claimed.length > 0) afterTenant = claimed.at(-1)!.tenant ?? '';
         } catch (error) {
           reached = false;
           report(error);
@@ -218,7 +221,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     const extend = () => {
       if (abandoned) return;
       cancelExtend = clock.setTimeout(() => {
-        store.extendLease(entry.id, workerId, clock.now() + leaseMs).then(
+        store.extendLease(entry.id, workerId, clock.now() + leaseMs, tenantOf(entry)).then(
           (held) => {
             if (held) extend();
             else controller.abort(new Error('The lease on this inbox entry was lost.'));
@@ -247,12 +250,12 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     const { signal } = controller;
     const handler = Object.hasOwn(handlers, entry.event) ? handlers[entry.event] : undefined;
     if (!handler || entry.payload === null) {
-      await store.complete(entry.id, workerId, clock.now());
+      await store.complete(entry.id, workerId, clock.now(), tenantOf(entry));
       return 'done';
     }
     if (attempt > maxAttempts) {
       // The runs so far all ended with their worker gone (killed while running): give up the same way.
-      await store.fail(entry.id, { workerId, error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
+      await store.fail(entry.id, { workerId, tenant: tenantOf(entry), error: 'Its worker stopped while running it, too many times.', now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
     let event: WebhookEvent;
@@ -261,7 +264,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     } catch {
       // Nothing a handler could be given, however often it is tried.
       const error = 'invalid_payload: the body is not JSON, so no handler can run it; read it with inbox.entry(id).';
-      await store.fail(entry.id, { workerId, error, now: clock.now(), nextAttemptAt: null });
+      await store.fail(entry.id, { workerId, tenant: tenantOf(entry), error, now: clock.now(), nextAttemptAt: null });
       return 'dead';
     }
     extend();
@@ -280,13 +283,14 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
       const now = clock.now();
       const held = await store.fail(entry.id, {
         workerId,
+        tenant: tenantOf(entry),
         error: errorText(error, entry.payload),
         now,
         nextAttemptAt: dead ? null : now + Math.max(0, retryDelayMs(attempt)),
       });
       return held && dead ? 'dead' : 'retry';
     }
-    await store.complete(entry.id, workerId, clock.now());
+    await store.complete(entry.id, workerId, clock.now(), tenantOf(entry));
     return 'done';
   }
 
@@ -294,7 +298,7 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     if (event.event === 'order.created') return event.data;
     const orderId = entry.orderId;
     if (orderId === null) throw new ConfigurationError(`ctx.order() is only for order events, not ${entry.event}.`);
-    const payload = await store.orderCreatedPayload(orderId);
+    const payload = await store.orderCreatedPayload(orderId, tenantOf(entry));
     if (payload !== null) return (JSON.parse(payload) as { data: Order }).data;
     if (!options.client) {
       throw new ConfigurationError('The inbox holds no order.created for this order: pass { client } to startWorker so that ctx.order() can read it.');
@@ -331,6 +335,9 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     },
   };
 }
+
+/** The tenant an entry's store calls name: `''` for a single-merchant inbox's. */
+const tenantOf = (entry: InboxEntry): string => entry.tenant ?? '';
 
 /** The entry as `onError` sees it: the payload (personal data) stays out of logs. */
 function withoutPayload(entry: InboxEntry): InboxEntry {

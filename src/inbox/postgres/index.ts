@@ -7,8 +7,10 @@
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { migrateMissed, postgresMissedMethods } from './missed.ts';
-import { migrateOrderHistory, storedOrderEvents } from './order-history.ts';
-import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, tracksOrder } from '../store.ts';
+import { migrateOrderHistory, migrateOrderTenants, storedOrderEvents } from './order-history.ts';
+import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, PAIR_WINDOW_MS, statsOf, storedTenant, tracksOrder } from '../store.ts';
+import { claimDue, claimExpired, dueTenants, inClaimOrder } from './claim.ts';
+import { tenantParam, tenantWhere } from './tenant-filter.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { purgedActivityOf } from './purged-activity.ts';
@@ -27,6 +29,7 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 
 type Row = InboxRow;
 const COLUMNS = INBOX_COLUMNS;
+
 
 const toEntry = (row: Row) => entryFromRow(decodedRow(row));
 function postgresValues(entry: NewInboxEntry): unknown[] {
@@ -83,15 +86,22 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
           lease_owner TEXT,
           lease_until BIGINT,
           finished_at BIGINT,
-          schema_issues TEXT
+          schema_issues TEXT,
+          tenant TEXT NOT NULL DEFAULT '',
+          verified_by TEXT,
+          pair_key TEXT,
+          pair_after BIGINT,
+          copy_of TEXT,
+          copied_by TEXT
         )`);
       // A table an earlier version made. Each change is made only when needed, and before any
       // CREATE INDEX: ALTER TABLE takes the table's strongest lock, and asking for it while holding
       // the share lock of an index build deadlocks with a worker that is claiming meanwhile.
-      const [found] = (await client.query<{ ts_type: string; has_issues: boolean; has_btree_key: boolean }>(
+      const [found] = (await client.query<{ ts_type: string; has_issues: boolean; has_tenant: boolean; has_btree_key: boolean }>(
         `SELECT
            (SELECT data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'ts') AS ts_type,
            EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'schema_issues') AS has_issues,
+           EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'inbox_entries' AND column_name = 'tenant') AS has_tenant,
            EXISTS (SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1 AND c.conname = 'inbox_entries_delivery_id_key') AS has_btree_key`,
         [schema],
       )).rows;
@@ -100,16 +110,29 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       if (found && found.ts_type !== 'double precision') await client.query(`ALTER TABLE ${table} ALTER COLUMN ts TYPE DOUBLE PRECISION`);
       if (found && !found.has_issues) await client.query(`ALTER TABLE ${table} ADD COLUMN schema_issues TEXT`);
       if (found?.has_btree_key) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT inbox_entries_delivery_id_key`);
-      // The full indexes of earlier 0.1 builds, which every insert paid for, and the btree order index.
-      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished', 'inbox_entries_order']) await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
+      // Issue 28: entries of many merchants, each delivery kept with the secret that verified it
+      // (its copies across two secrets paired at insert). An earlier table's rows are tenant ''.
+      if (found && !found.has_tenant) {
+        await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS tenant TEXT NOT NULL DEFAULT '', ADD COLUMN IF NOT EXISTS verified_by TEXT,
+          ADD COLUMN IF NOT EXISTS pair_key TEXT, ADD COLUMN IF NOT EXISTS pair_after BIGINT, ADD COLUMN IF NOT EXISTS copy_of TEXT, ADD COLUMN IF NOT EXISTS copied_by TEXT`);
+      }
+      // The full indexes of earlier 0.1 builds, which every insert paid for, and the btree order
+      // index; the delivery key and the pending index of a single merchant's table.
+      for (const old of ['inbox_entries_runnable', 'inbox_entries_leased', 'inbox_entries_finished', 'inbox_entries_order', 'inbox_entries_pending']) {
+        await client.query(`DROP INDEX IF EXISTS "${schema}".${old}`);
+      }
       // Partial indexes: a received delivery enters only the pending one (besides its keys and
       // its order), which keeps the receiver's single insert cheap; each claim and purge query
-      // names the status its index holds.
-      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_pending ON ${table} (next_attempt_at, seq) WHERE status = 'pending'`);
+      // names the status its index holds. The pending one is walked tenant by tenant by the fair
+      // claim (./claim.ts).
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_tenant_due ON ${table} (tenant, next_attempt_at, seq) WHERE status = 'pending'`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
-      // Ids of any length: a btree entry holds at most ~2.7 KB, so the delivery id is unique by
-      // its md5 and looked up through a hash index, and an order's events are found by hash too.
-      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_key ON ${table} (md5(delivery_id))`);
+      // A tenant's counts and lists; only entries of a tenant, so a single merchant's inserts do not pay for it.
+      await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_tenant_status ON ${table} (tenant, status, received_at) WHERE tenant <> ''`);
+      // Ids of any length: a btree entry holds at most ~2.7 KB, so the delivery id is unique (per
+      // tenant) by its md5 and looked up through a hash index, and an order's events are found by hash too.
+      await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS inbox_entries_delivery_tenant_key ON ${table} (md5(delivery_id), tenant)`);
+      await client.query(`DROP INDEX IF EXISTS "${schema}".inbox_entries_delivery_key`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_delivery_hash ON ${table} USING hash (delivery_id)`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_order_hash ON ${table} USING hash (order_id)`);
       // The count of stats().invalidPayload.
@@ -130,13 +153,15 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [orders])).rows;
     await client.query(`
       CREATE TABLE IF NOT EXISTS ${orders} (
-        order_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL DEFAULT '',
+        order_id TEXT NOT NULL,
         status TEXT,
         status_ts DOUBLE PRECISION NOT NULL DEFAULT 0,
         status_at BIGINT NOT NULL DEFAULT 0,
         last_event_at BIGINT NOT NULL,
         checked_at BIGINT,
-        has_created BOOLEAN NOT NULL DEFAULT FALSE
+        has_created BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (tenant, order_id)
       )`);
     // No index on last_event_at: every event moves it (an index would stop HOT updates), and only a
     // reconcile, every few minutes, searches by it.
@@ -146,7 +171,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       // parsed here, where a malformed one cannot fail the migration).
       const rows = (await storedOrderEvents(client, table)).map((row) => ({ ...row, status: row.payload === null ? null : orderStatusOf({ ...entryOf(row), payload: row.payload }) }));
       for (const state of backfillOrderStates(rows)) {
-        await client.query(`INSERT INTO ${orders} (order_id, status, status_ts, last_event_at, has_created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`, [
+        await client.query(`INSERT INTO ${orders} (order_id, status, status_ts, last_event_at, has_created) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, order_id) DO NOTHING`, [
           state.orderId,
           state.status,
           state.statusTs,
@@ -155,6 +180,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
         ]);
       }
     }
+    await migrateOrderTenants(client, historyTables);
     await migrateOrderHistory(client, historyTables);
   }
 
@@ -271,129 +297,117 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     insert: (entry) => withOrderState(entry, async (query) => {
       const references = orderReferences(entry);
       const rows = await query<{ stored: number }>(
-        `INSERT INTO ${table} (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at, display_number, external_order_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT ((md5(delivery_id))) DO NOTHING RETURNING 1 AS stored`,
-        [...postgresValues(entry), references.displayNumber, references.externalOrderId],
+        `INSERT INTO ${table} (${NEW_ENTRY_COLUMNS}, display_number, external_order_id, pair_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT ((md5(delivery_id)), tenant) DO NOTHING RETURNING 1 AS stored`,
+        [...postgresValues(entry), references.displayNumber, references.externalOrderId, entry.verifiedBy ? (entry.pairAfter ?? entry.receivedAt - PAIR_WINDOW_MS) : null],
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
       return 'stored';
     }),
 
-    async claim({ workerId, now, leaseMs, limit, orderWaitMs }) {
-      // The runnable rule of InboxStore.claim, once for expired leases and once for due entries, so
-      // that each walks its index in order and stops at the limit. SKIP LOCKED: concurrent claims
-      // take different rows.
-      const claimWhere = async (due: string, order: string, count: number) =>
-        query<Row & { seq: string }>(
-          `WITH picked AS (
-             SELECT e.seq FROM ${table} e
-             WHERE ${due}
-               AND (e.order_id IS NULL OR (
-                 NOT EXISTS (SELECT 1 FROM ${table} p WHERE p.order_id = e.order_id AND p.seq <> e.seq
-                   AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
-                     OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND (p.received_at < e.received_at OR (p.received_at = e.received_at AND p.seq < e.seq)))))))
-                     OR (p.status = 'processing' AND p.lease_until > $1)))
-                 AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
-                   OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
-             ORDER BY ${order}, e.seq
-             LIMIT $3
-             FOR UPDATE SKIP LOCKED
-           )
-           UPDATE ${table} t SET status = 'processing', lease_owner = $4, lease_until = $5, attempts = t.attempts + 1
-           FROM picked WHERE t.seq = picked.seq
-           RETURNING ${COLUMNS.split(', ').map((column) => `t.${column}`).join(', ')}, t.payload, t.seq`,
-          [now, orderWaitMs, count, workerId, now + leaseMs],
-        );
-      const bySeq = (rows: Array<Row & { seq: string }>) => rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-      const expired = bySeq(await claimWhere(`e.status = 'processing' AND e.lease_until <= $1`, 'e.lease_until', limit));
-      const due = expired.length < limit ? bySeq(await claimWhere(`e.status = 'pending' AND e.next_attempt_at <= $1`, 'e.next_attempt_at', limit - expired.length)) : [];
+    async claim(request) {
+      const expired = inClaimOrder(await claimExpired(query, table, COLUMNS, request));
+      const wanted = request.limit - expired.length;
+      if (wanted <= 0) return expired.map(withPayload);
+      const tenants = await dueTenants(query, table, request.afterTenant ?? null, request.now, wanted);
+      const due = inClaimOrder(await claimDue(query, table, COLUMNS, request, tenants, wanted));
       return [...expired, ...due].map(withPayload);
     },
 
-    async extendLease(deliveryId, workerId, leaseUntil) {
-      const count = await changes(`UPDATE ${table} SET lease_until = $1 WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3`, [
-        leaseUntil,
-        deliveryId,
-        workerId,
-      ]);
-      return count === 1;
-    },
-
-    async complete(deliveryId, workerId, now) {
+    async extendLease(deliveryId, workerId, leaseUntil, tenant) {
       const count = await changes(
-        `UPDATE ${table} SET status = 'done', finished_at = $1, lease_owner = NULL, lease_until = NULL, last_error = NULL
-         WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3`,
-        [now, deliveryId, workerId],
+        `UPDATE ${table} SET lease_until = $1 WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3 AND ($4::text IS NULL OR tenant = $4)`,
+        [leaseUntil, deliveryId, workerId, tenant ?? null],
       );
       return count === 1;
     },
 
-    async fail(deliveryId, { workerId, error, now, nextAttemptAt }) {
+    async complete(deliveryId, workerId, now, tenant) {
+      const count = await changes(
+        `UPDATE ${table} SET status = 'done', finished_at = $1, lease_owner = NULL, lease_until = NULL, last_error = NULL
+         WHERE delivery_id = $2 AND status = 'processing' AND lease_owner = $3 AND ($4::text IS NULL OR tenant = $4)`,
+        [now, deliveryId, workerId, tenant ?? null],
+      );
+      return count === 1;
+    },
+
+    async fail(deliveryId, { workerId, error, now, nextAttemptAt, tenant }) {
       const dead = nextAttemptAt === null;
       const count = await changes(
         `UPDATE ${table} SET status = $1, last_error = $2, next_attempt_at = $3, finished_at = $4, lease_owner = NULL, lease_until = NULL
-         WHERE delivery_id = $5 AND status = 'processing' AND lease_owner = $6`,
-        [dead ? 'dead' : 'pending', error, nextAttemptAt ?? now, dead ? now : null, deliveryId, workerId],
+         WHERE delivery_id = $5 AND status = 'processing' AND lease_owner = $6 AND ($7::text IS NULL OR tenant = $7)`,
+        [dead ? 'dead' : 'pending', error, nextAttemptAt ?? now, dead ? now : null, deliveryId, workerId, tenant ?? null],
       );
       return count === 1;
     },
 
-    async orderCreatedPayload(orderId) {
+    async orderCreatedPayload(orderId, tenant) {
       const rows = await query<{ payload: string }>(
-        `SELECT payload FROM ${table} WHERE order_id = $1 AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`,
-        [toText(orderId)],
+        `SELECT payload FROM ${table} WHERE order_id = $1 AND tenant = $2 AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`,
+        [toText(orderId), storedTenant(tenant)],
       );
       return fromText(rows[0]?.payload) ?? null;
     },
 
-    async get(deliveryId) {
-      const rows = await query<Row>(`SELECT ${COLUMNS}, payload FROM ${table} WHERE delivery_id = $1`, [deliveryId]);
+    async get(deliveryId, tenant) {
+      const rows = await query<Row>(`SELECT ${COLUMNS}, payload FROM ${table} WHERE delivery_id = $1 AND ($2::text IS NULL OR tenant = $2) ORDER BY seq LIMIT 1`, [
+        deliveryId,
+        tenant ?? null,
+      ]);
       return rows[0] ? withPayload(rows[0]) : undefined;
     },
 
-    async list({ status, after, limit }) {
+    async list({ status, after, limit, tenant }) {
       const rows = await query<Row>(
         `SELECT ${COLUMNS} FROM ${table}
-         WHERE ($1::text IS NULL OR status = $1)
+         WHERE ${tenantWhere(tenant, 5)} AND ($1::text IS NULL OR status = $1)
            AND ($2::bigint IS NULL OR (received_at, delivery_id) > ($2, $3::text))
          ORDER BY received_at, delivery_id LIMIT $4`,
-        [status ?? null, after?.receivedAt ?? null, after?.id ?? null, limit],
+        [status ?? null, after?.receivedAt ?? null, after?.id ?? null, limit, ...tenantParam(tenant)],
       );
       return rows.map(toEntry);
     },
 
-    async stats(now) {
-      const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} GROUP BY status`);
+    async stats(now, filter) {
+      const mine = tenantWhere(filter?.tenant, 1);
+      const params = tenantParam(filter?.tenant);
+      const counts = await query<{ status: string; n: string }>(`SELECT status, COUNT(*) AS n FROM ${table} WHERE ${mine} GROUP BY status`, params);
       // One index lookup per status (inbox_entries_status_received): with IN, the planner walks the
       // received_at index from the oldest entry and filters, which reads the whole table when the
       // pending entries are the newest (0.2 s at a million entries).
       const [oldest] = await query<{ at: string | null }>(
-        `SELECT LEAST((SELECT MIN(received_at) FROM ${table} WHERE status = 'pending'), (SELECT MIN(received_at) FROM ${table} WHERE status = 'processing')) AS at`,
+        `SELECT LEAST((SELECT MIN(received_at) FROM ${table} WHERE status = 'pending' AND ${mine}), (SELECT MIN(received_at) FROM ${table} WHERE status = 'processing' AND ${mine})) AS at`,
+        params,
       );
-      const [invalid] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE schema_issues IS NOT NULL`);
+      const [invalid] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE schema_issues IS NOT NULL AND ${mine}`, params);
       return statsOf(counts, oldest?.at ?? null, now, invalid?.n ?? 0);
     },
 
-    async retry(deliveryId, now) {
+    async retry(deliveryId, now, tenant) {
       const count = await changes(
         `UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $1, finished_at = NULL, last_error = NULL
-         WHERE delivery_id = $2 AND status IN ('done', 'dead')`,
-        [now, deliveryId],
+         WHERE delivery_id = $2 AND status IN ('done', 'dead') AND ($3::text IS NULL OR tenant = $3)`,
+        [now, deliveryId, tenant ?? null],
       );
-      return count === 1;
+      return count >= 1;
     },
 
-    retryDead: (now) =>
-      changes(`UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $1, finished_at = NULL, last_error = NULL WHERE status = 'dead'`, [
-        now,
-      ]),
+    retryDead: (now, filter) =>
+      changes(
+        `UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $1, finished_at = NULL, last_error = NULL WHERE status = 'dead' AND ${tenantWhere(filter?.tenant, 2)}`,
+        [now, ...tenantParam(filter?.tenant)],
+      ),
 
     // Whole entries leave their counts behind, for the charts (purged-activity.ts).
-    purge: ({ status, finishedBefore, what }) =>
+    purge: ({ status, finishedBefore, what, tenant }) =>
       what === 'entry'
-        ? purged.purgeEntries(query, { status, finishedBefore })
-        : changes(`UPDATE ${table} SET payload = NULL WHERE status = $1 AND finished_at < $2 AND payload IS NOT NULL`, [status, finishedBefore]),
+        ? purged.purgeEntries(query, { status, finishedBefore, tenant })
+        : changes(`UPDATE ${table} SET payload = NULL WHERE status = $1 AND finished_at < $2 AND payload IS NOT NULL AND ${tenantWhere(tenant, 3)}`, [
+            status,
+            finishedBefore,
+            ...tenantParam(tenant),
+          ]),
 
     purgePreview: (request) => purged.preview(query, request),
 
@@ -427,25 +441,25 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await ended;
     },
 
-    async staleOrders({ seenBefore, checkedBefore, finalStatuses, limit }) {
+    async staleOrders({ tenant, seenBefore, checkedBefore, finalStatuses, limit }) {
       await migrate();
       const rows = await query<InboxOrderRow>(
-        `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM ${orders}
-         WHERE last_event_at <= $1 AND (checked_at IS NULL OR checked_at < $2)
+        `SELECT tenant, order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM ${orders}
+         WHERE tenant = $5 AND last_event_at <= $1 AND (checked_at IS NULL OR checked_at < $2)
            AND (NOT has_created OR status IS NULL OR status <> ALL($3::text[]))
          ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT $4`,
-        [seenBefore, checkedBefore, [...finalStatuses], limit],
+        [seenBefore, checkedBefore, [...finalStatuses], limit, storedTenant(tenant)],
       );
-      return rows.map(orderStateFromRow);
+      return rows.map((row) => orderStateFromRow({ ...row, order_id: fromText(row.order_id) }));
     },
 
-    async markChecked(checks, now) {
+    async markChecked(checks, now, tenant) {
       await migrate();
       if (checks.length === 0) return;
       await changes(
         `UPDATE ${orders} o SET checked_at = $1, status = COALESCE(o.status, c.status)
-         FROM unnest($2::text[], $3::text[]) AS c(order_id, status) WHERE o.order_id = c.order_id`,
-        [now, checks.map((check) => check.orderId), checks.map((check) => check.status ?? null)],
+         FROM unnest($2::text[], $3::text[]) AS c(order_id, status) WHERE o.tenant = $4 AND o.order_id = c.order_id`,
+        [now, checks.map((check) => toText(check.orderId)), checks.map((check) => check.status ?? null), storedTenant(tenant)],
       );
     },
 
@@ -469,9 +483,12 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       return withPurgedActivity(activityOf(since, bucketMs, received, finished), { since, until, bucketMs }, gone);
     },
 
-    async has(deliveryIds) {
+    async has(deliveryIds, tenant) {
       if (deliveryIds.length === 0) return new Set<string>();
-      const rows = await query<{ delivery_id: string }>(`SELECT delivery_id FROM ${table} WHERE delivery_id = ANY($1::text[])`, [deliveryIds]);
+      const rows = await query<{ delivery_id: string }>(`SELECT delivery_id FROM ${table} WHERE delivery_id = ANY($1::text[]) AND ($2::text IS NULL OR tenant = $2)`, [
+        deliveryIds,
+        tenant ?? null,
+      ]);
       return new Set(rows.map((row) => row.delivery_id));
     },
 

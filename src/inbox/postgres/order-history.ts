@@ -7,6 +7,7 @@
  */
 import type { PoolClient } from 'pg';
 import { replayHistories, RECONCILE_RANK, type StoredOrderEvent } from '../order-history.ts';
+import { PAIR_WINDOW_MS } from '../store.ts';
 
 /** The tables the trigger reads and writes, schema-qualified and quoted. */
 export interface OrderHistoryTables {
@@ -35,6 +36,28 @@ export async function storedOrderEvents(client: PoolClient, entries: string): Pr
 }
 
 /**
+ * Issue 28: orders, and what they have had, are per tenant. Tables an earlier version made get a
+ * `tenant` column (their rows: `''`, a single merchant's) and keys that begin with it. Each only
+ * when needed: ALTER TABLE takes the table's strongest lock even when there is nothing to change.
+ */
+export async function migrateOrderTenants(client: PoolClient, { schema, orders, statuses }: OrderHistoryTables): Promise<void> {
+  const { rows } = await client.query<{ table_name: string }>(
+    `SELECT c.relname AS table_name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname IN ('inbox_orders', 'inbox_order_statuses')
+       AND NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant' AND NOT a.attisdropped)`,
+    [schema],
+  );
+  for (const { table_name: name } of rows) {
+    const qualified = name === 'inbox_orders' ? orders : statuses;
+    const key = name === 'inbox_orders' ? '(tenant, order_id)' : '(tenant, order_id, status)';
+    const [primary] = (await client.query<{ conname: string }>(`SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`, [qualified])).rows;
+    await client.query(
+      `ALTER TABLE ${qualified} ADD COLUMN tenant TEXT NOT NULL DEFAULT ''${primary ? `, DROP CONSTRAINT "${primary.conname}"` : ''}, ADD PRIMARY KEY ${key}`,
+    );
+  }
+}
+
+/**
  * Adds the order's version and pending reconciled `order.created` to the orders table and creates
  * the per-status table; a database an earlier version wrote gets each order's history by replaying
  * its stored order events. Then (re)creates the trigger.
@@ -47,16 +70,17 @@ export async function migrateOrderHistory(client: PoolClient, tables: OrderHisto
     await client.query(`ALTER TABLE ${orders} ADD COLUMN IF NOT EXISTS version BIGINT NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS created_cover BOOLEAN NOT NULL DEFAULT FALSE`);
     await client.query(`
       CREATE TABLE IF NOT EXISTS ${statuses} (
+        tenant TEXT NOT NULL DEFAULT '',
         order_id TEXT NOT NULL,
         status TEXT NOT NULL,
         seen_version BIGINT,
         entered_from TEXT,
         left_version BIGINT,
         cover_version BIGINT,
-        PRIMARY KEY (order_id, status)
+        PRIMARY KEY (tenant, order_id, status)
       )`);
     for (const [orderId, history] of replayHistories(await storedOrderEvents(client, tables.entries))) {
-      await client.query(`UPDATE ${orders} SET version = $2, created_cover = $3 WHERE order_id = $1`, [orderId, history.version, history.createdCover]);
+      await client.query(`UPDATE ${orders} SET version = $2, created_cover = $3 WHERE tenant = '' AND order_id = $1`, [orderId, history.version, history.createdCover]);
       for (const [status, evidence] of history.statuses) {
         await client.query(`INSERT INTO ${statuses} (order_id, status, seen_version, entered_from, left_version, cover_version) VALUES ($1, $2, $3, $4, $5, $6)`, [
           orderId,
@@ -81,10 +105,12 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
     Number(version?.n) >= 160000
       ? `IF NEW.payload IS NOT NULL AND pg_input_is_valid(NEW.payload, 'jsonb') THEN doc := NEW.payload::jsonb; ${read} END IF;`
       : `BEGIN doc := NEW.payload::jsonb; ${read} EXCEPTION WHEN others THEN new_status := NULL; prev_status := NULL; END;`;
+  // The order's rows: of this tenant.
+  const order = `tenant = NEW.tenant AND order_id = NEW.order_id`;
   // Marks `status` left at this version (the order moved on from it).
   const leave = (status: string) =>
-    `INSERT INTO ${statuses} (order_id, status, left_version) VALUES (NEW.order_id, ${status}, v)
-       ON CONFLICT (order_id, status) DO UPDATE SET left_version = EXCLUDED.left_version;`;
+    `INSERT INTO ${statuses} (tenant, order_id, status, left_version) VALUES (NEW.tenant, NEW.order_id, ${status}, v)
+       ON CONFLICT (tenant, order_id, status) DO UPDATE SET left_version = EXCLUDED.left_version;`;
   const moveTo = `IF o.status IS NOT NULL AND o.status <> new_status THEN ${leave('o.status')} END IF;
           o.status := new_status; o.status_ts := NEW.ts; o.status_at := rank;`;
   await client.query(`
@@ -99,6 +125,7 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       o ${orders}%ROWTYPE;
       s ${statuses}%ROWTYPE;
       f ${statuses}%ROWTYPE;
+      original ${entries}%ROWTYPE;
       v bigint;
       covered boolean := false;
       in_status boolean;
@@ -106,11 +133,27 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
     BEGIN
       -- An order id no real order has (over 1000 bytes) keeps no state: a btree key holds ~2.7 KB at most.
       IF NEW.order_id IS NULL OR octet_length(NEW.order_id) > 1000 OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
-      PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.order_id));
+      PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.tenant || ':' || NEW.order_id));
+
+      -- A copy across two secrets (src/inbox/copies.ts): the oldest unpaired entry of the same
+      -- change verified by another secret since pair_after; the copy is stored done and tells the
+      -- order nothing new.
+      IF NEW.pair_key IS NOT NULL THEN
+        SELECT * INTO original FROM ${entries}
+          WHERE ${order} AND pair_key = NEW.pair_key AND verified_by <> NEW.verified_by
+            AND copy_of IS NULL AND copied_by IS NULL AND received_at >= coalesce(NEW.pair_after, NEW.received_at - ${PAIR_WINDOW_MS}) AND seq <> NEW.seq
+          ORDER BY seq LIMIT 1;
+        IF FOUND THEN
+          UPDATE ${entries} SET copied_by = NEW.delivery_id WHERE seq = original.seq;
+          UPDATE ${entries} SET status = 'done', finished_at = NEW.received_at, copy_of = original.delivery_id WHERE seq = NEW.seq;
+          RETURN NULL;
+        END IF;
+      END IF;
+
       ${readStatuses}
       IF prev_status = new_status THEN prev_status := NULL; END IF;
-      INSERT INTO ${orders} (order_id, last_event_at) VALUES (NEW.order_id, NEW.received_at) ON CONFLICT (order_id) DO NOTHING;
-      SELECT * INTO o FROM ${orders} WHERE order_id = NEW.order_id;
+      INSERT INTO ${orders} (tenant, order_id, last_event_at) VALUES (NEW.tenant, NEW.order_id, NEW.received_at) ON CONFLICT (tenant, order_id) DO NOTHING;
+      SELECT * INTO o FROM ${orders} WHERE ${order};
       v := o.version + 1;
       o.version := v;
       o.last_event_at := greatest(o.last_event_at, NEW.received_at);
@@ -127,8 +170,8 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
         -- An order.created's status counts only while no status is known.
         IF o.status IS NULL AND new_status IS NOT NULL THEN o.status := new_status; o.status_ts := 0; o.status_at := 0; END IF;
       ELSIF new_status IS NOT NULL THEN
-        SELECT * INTO s FROM ${statuses} WHERE order_id = NEW.order_id AND status = new_status;
-        SELECT * INTO f FROM ${statuses} WHERE order_id = NEW.order_id AND status = prev_status;
+        SELECT * INTO s FROM ${statuses} WHERE ${order} AND status = new_status;
+        SELECT * INTO f FROM ${statuses} WHERE ${order} AND status = prev_status;
         -- In that status already: the state, or entered and not left since.
         in_status := o.status IS NOT DISTINCT FROM new_status
           OR (s.seen_version IS NOT NULL AND NOT (s.left_version IS NOT NULL AND s.left_version >= s.seen_version));
@@ -143,16 +186,16 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
           IF covered THEN
             IF in_status AND o.status IS DISTINCT FROM new_status THEN ${moveTo} END IF;
           ELSE
-            INSERT INTO ${statuses} (order_id, status, seen_version, cover_version) VALUES (NEW.order_id, new_status, v, v)
-              ON CONFLICT (order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, cover_version = EXCLUDED.cover_version;
+            INSERT INTO ${statuses} (tenant, order_id, status, seen_version, cover_version) VALUES (NEW.tenant, NEW.order_id, new_status, v, v)
+              ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, cover_version = EXCLUDED.cover_version;
             IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
             IF takes THEN ${moveTo} ELSE ${leave('new_status')} END IF;
           END IF;
         ELSE
           covered := s.cover_version IS NOT NULL
             AND NOT (prev_status IS NOT NULL AND f.entered_from IS NOT DISTINCT FROM new_status AND coalesce(f.seen_version > s.cover_version, false));
-          INSERT INTO ${statuses} AS x (order_id, status, seen_version, entered_from) VALUES (NEW.order_id, new_status, v, prev_status)
-            ON CONFLICT (order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
+          INSERT INTO ${statuses} AS x (tenant, order_id, status, seen_version, entered_from) VALUES (NEW.tenant, NEW.order_id, new_status, v, prev_status)
+            ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
               cover_version = CASE WHEN covered THEN NULL ELSE x.cover_version END;
           IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
           IF takes THEN ${moveTo} ELSIF o.status IS DISTINCT FROM new_status THEN ${leave('new_status')} END IF;
@@ -161,7 +204,7 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
 
       UPDATE ${orders} SET status = o.status, status_ts = o.status_ts, status_at = o.status_at, last_event_at = o.last_event_at,
         has_created = o.has_created, version = o.version, created_cover = o.created_cover
-      WHERE order_id = NEW.order_id;
+      WHERE ${order};
       IF covered THEN UPDATE ${entries} SET status = 'done', finished_at = NEW.received_at WHERE seq = NEW.seq; END IF;
       RETURN NULL;
     END

@@ -4,6 +4,7 @@
 import type { PoolClient } from 'pg';
 import { PURGED_BUCKET_MS, type PurgedActivityRow } from '../purged-activity.ts';
 import { decodedRow, entryFromRow, PAGE_COLUMNS, type InboxActivityRequest, type InboxRow, type PurgePreview, type PurgePreviewRequest, type PurgeRequest } from '../store.ts';
+import { tenantParam, tenantWhere } from './tenant-filter.ts';
 
 type Query = <R>(sql: string, params?: unknown[]) => Promise<R[]>;
 
@@ -19,10 +20,10 @@ export function purgedActivityOf(schema: string) {
     },
 
     /** Deletes the entries of `request` (what: 'entry') and adds them to the purged counts, in one statement; how many. */
-    async purgeEntries(query: Query, request: Pick<PurgeRequest, 'status' | 'finishedBefore'>): Promise<number> {
+    async purgeEntries(query: Query, request: Pick<PurgeRequest, 'status' | 'finishedBefore' | 'tenant'>): Promise<number> {
       const finished = request.status === 'dead' ? 'dead' : 'done';
       const [row] = await query<{ n: string }>(
-        `WITH gone AS (DELETE FROM ${table} WHERE status = $1 AND finished_at < $2 RETURNING received_at, finished_at),
+        `WITH gone AS (DELETE FROM ${table} WHERE status = $1 AND finished_at < $2 AND ${tenantWhere(request.tenant, 3)} RETURNING received_at, finished_at),
          hours AS (
            SELECT h, SUM(r) AS r, SUM(f) AS f FROM (
              SELECT ${hourOf('received_at')} AS h, 1 AS r, 0 AS f FROM gone
@@ -32,7 +33,7 @@ export function purgedActivityOf(schema: string) {
            INSERT INTO ${purged} AS p (hour_start, received, ${finished}) SELECT h, r, f FROM hours
            ON CONFLICT (hour_start) DO UPDATE SET received = p.received + EXCLUDED.received, ${finished} = p.${finished} + EXCLUDED.${finished})
          SELECT COUNT(*) AS n FROM gone`,
-        [request.status, request.finishedBefore],
+        [request.status, request.finishedBefore, ...tenantParam(request.tenant)],
       );
       return Number(row?.n ?? 0);
     },
@@ -44,11 +45,16 @@ export function purgedActivityOf(schema: string) {
     /** How many entries a purge of `request` would delete, and the first `limit` of them. */
     async preview(query: Query, request: PurgePreviewRequest): Promise<PurgePreview> {
       const [counted, rows] = await Promise.all([
-        query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE status = $1 AND finished_at < $2`, [request.status, request.finishedBefore]),
-        query<InboxRow>(`SELECT ${PAGE_COLUMNS} FROM ${table} WHERE status = $1 AND finished_at < $2 ORDER BY finished_at, delivery_id LIMIT $3`, [
+        query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE status = $1 AND finished_at < $2 AND ${tenantWhere(request.tenant, 3)}`, [
+          request.status,
+          request.finishedBefore,
+          ...tenantParam(request.tenant),
+        ]),
+        query<InboxRow>(`SELECT ${PAGE_COLUMNS} FROM ${table} WHERE status = $1 AND finished_at < $2 AND ${tenantWhere(request.tenant, 4)} ORDER BY finished_at, delivery_id LIMIT $3`, [
           request.status,
           request.finishedBefore,
           request.limit,
+          ...tenantParam(request.tenant),
         ]),
       ]);
       return { count: Number(counted[0]?.n ?? 0), entries: rows.map((row) => entryFromRow(decodedRow(row))) };

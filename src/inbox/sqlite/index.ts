@@ -6,7 +6,10 @@
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
-import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf } from '../store.ts';
+import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf, storedTenant } from '../store.ts';
+import { pickClaimable } from './claim.ts';
+import { tenantWhere } from './tenant-filter.ts';
+import { migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
 import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
@@ -82,22 +85,9 @@ function migrateDashboard(database: Database): void {
 }
 
 const DAY_MS = 86_400_000;
+const INVALID_INDEX = 'CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL';
 
-// The runnable rule of InboxStore.claim, in SQL (:now, :orderWaitMs, :limit), once for entries whose
-// lease expired and once for due pending ones: each walks its index in order and stops at :limit,
-// where one query with an OR would test every runnable row on each claim.
-const claimable = (due: string) => `
-SELECT e.seq FROM inbox_entries e
-WHERE ${due}
-  AND (e.order_id IS NULL OR (
-    NOT EXISTS (SELECT 1 FROM inbox_entries p WHERE p.order_id = e.order_id AND p.seq <> e.seq
-      AND ((p.status IN ('pending', 'processing') AND ((p.event = 'order.created' AND e.event <> 'order.created')
-        OR ((p.event = 'order.created') = (e.event = 'order.created') AND (p.ts < e.ts OR (p.ts = e.ts AND (p.received_at < e.received_at OR (p.received_at = e.received_at AND p.seq < e.seq)))))))
-        OR (p.status = 'processing' AND p.lease_until > :now)))
-    AND (e.event <> 'order.status_changed' OR e.received_at + :orderWaitMs <= :now
-      OR EXISTS (SELECT 1 FROM inbox_entries c WHERE c.order_id = e.order_id AND c.event = 'order.created'))))
-ORDER BY ${due.includes('lease_until') ? 'e.lease_until' : 'e.next_attempt_at'}, e.seq
-LIMIT :limit`;
+
 // Reconciliation: the state of each order (kept by insert, with what it has had: see
 // ./order-history.ts) and the last reconcile's outcome. No index on last_event_at: every event moves
 // it, and only a reconcile (every few minutes) searches by it.
@@ -141,9 +131,6 @@ function migrateReconcile(database: Database): void {
   });
 }
 
-const EXPIRED = claimable("e.status = 'processing' AND e.lease_until <= :now");
-const DUE = claimable("e.status = 'pending' AND e.next_attempt_at <= :now");
-
 type Row = InboxRow;
 const toEntry = (row: Row) => entryFromRow(decodedRow(row));
 const withPayload = (row: Row) => entryWithPayloadFromRow(decodedRow(row));
@@ -182,12 +169,18 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec(SCHEMA);
       // Added after 0.1: the mark of a body that does not match the schema.
       addSqliteColumn(database, 'inbox_entries', 'schema_issues', 'TEXT');
-      database.exec('CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON inbox_entries (seq) WHERE schema_issues IS NOT NULL');
+      database.exec(INVALID_INDEX);
       migrateReconcile(database);
       migrateOrderHistory(database);
       migrateMissed(database);
       migrateDashboard(database);
       database.exec(PURGED_ACTIVITY_SCHEMA);
+      // Last: it rebuilds tables an earlier version wrote, whose indexes are then made again.
+      migrateTenants(database);
+      database.exec(SCHEMA);
+      database.exec(INVALID_INDEX);
+      database.exec(DASHBOARD_SCHEMA);
+      database.exec(TENANT_INDEXES);
     }, deadlineMs);
     migrated = true;
   }
@@ -224,8 +217,8 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         const references = orderReferences(entry);
         const result = database
           .prepare(
-            `INSERT INTO inbox_entries (delivery_id, event, order_id, ts, payload, known, status, received_at, next_attempt_at, schema_issues, last_error, finished_at, display_number, external_order_id)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO NOTHING`,
+            `INSERT INTO inbox_entries (${NEW_ENTRY_COLUMNS}, display_number, external_order_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id, tenant) DO NOTHING`,
           )
           .run(...newEntryValues({ ...entry, orderId: toText(entry.orderId), payload: toText(entry.payload) }), references.displayNumber, references.externalOrderId);
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
@@ -234,9 +227,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
     claim: (request: ClaimRequest) =>
       relaxed((database) =>
         transaction(database, () => {
-          const parameters = { now: request.now, orderWaitMs: request.orderWaitMs, limit: request.limit };
-          const seqs = database.prepare(EXPIRED).all(parameters) as { seq: number }[];
-          if (seqs.length < request.limit) seqs.push(...(database.prepare(DUE).all({ ...parameters, limit: request.limit - seqs.length }) as { seq: number }[]));
+          const seqs = pickClaimable(database, request);
           const update = database.prepare(
             `UPDATE inbox_entries SET status = 'processing', lease_owner = ?, lease_until = ?, attempts = attempts + 1
              WHERE seq = ? RETURNING ${COLUMNS}, payload`,
@@ -245,22 +236,22 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         }),
       ),
 
-    extendLease: (deliveryId, workerId, leaseUntil) =>
+    extendLease: (deliveryId, workerId, leaseUntil, tenant) =>
       relaxed((database) => {
         const result = database
-          .prepare(`UPDATE inbox_entries SET lease_until = ? WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`)
-          .run(leaseUntil, deliveryId, workerId);
+          .prepare(`UPDATE inbox_entries SET lease_until = ? WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ? AND (? IS NULL OR tenant = ?)`)
+          .run(leaseUntil, deliveryId, workerId, tenant ?? null, tenant ?? null);
         return Number(result.changes) === 1;
       }),
 
-    complete: (deliveryId, workerId, now) =>
+    complete: (deliveryId, workerId, now, tenant) =>
       relaxed((database) => {
         const result = database
           .prepare(
             `UPDATE inbox_entries SET status = 'done', finished_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
-             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`,
+             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ? AND (? IS NULL OR tenant = ?)`,
           )
-          .run(now, deliveryId, workerId);
+          .run(now, deliveryId, workerId, tenant ?? null, tenant ?? null);
         return Number(result.changes) === 1;
       }),
 
@@ -270,65 +261,70 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         const result = database
           .prepare(
             `UPDATE inbox_entries SET status = ?, last_error = ?, next_attempt_at = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL
-             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ?`,
+             WHERE delivery_id = ? AND status = 'processing' AND lease_owner = ? AND (? IS NULL OR tenant = ?)`,
           )
-          .run(dead ? 'dead' : 'pending', request.error, request.nextAttemptAt ?? request.now, dead ? request.now : null, deliveryId, request.workerId);
+          .run(dead ? 'dead' : 'pending', request.error, request.nextAttemptAt ?? request.now, dead ? request.now : null, deliveryId, request.workerId, request.tenant ?? null, request.tenant ?? null);
         return Number(result.changes) === 1;
       }),
 
-    orderCreatedPayload: (orderId) =>
+    orderCreatedPayload: (orderId, tenant) =>
       durable((database) => {
         const row = database
-          .prepare(`SELECT payload FROM inbox_entries WHERE order_id = ? AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`)
-          .get(toText(orderId)) as { payload: string } | undefined;
+          .prepare(`SELECT payload FROM inbox_entries WHERE order_id = ? AND tenant = ? AND event = 'order.created' AND payload IS NOT NULL ORDER BY seq LIMIT 1`)
+          .get(toText(orderId), storedTenant(tenant)) as { payload: string } | undefined;
         return fromText(row?.payload) ?? null;
       }),
 
-    get: (deliveryId) =>
+    get: (deliveryId, tenant) =>
       durable((database) => {
-        const row = database.prepare(`SELECT ${COLUMNS}, payload FROM inbox_entries WHERE delivery_id = ?`).get(deliveryId) as Row | undefined;
+        const row = database
+          .prepare(`SELECT ${COLUMNS}, payload FROM inbox_entries WHERE delivery_id = ? AND (? IS NULL OR tenant = ?) ORDER BY seq LIMIT 1`)
+          .get(deliveryId, tenant ?? null, tenant ?? null) as Row | undefined;
         return row ? withPayload(row) : undefined;
       }),
 
-    list: ({ status, after, limit }) =>
+    list: ({ status, after, limit, tenant }) =>
       durable((database) => {
+        const filter = tenantWhere(tenant);
         const rows = database
           .prepare(
             `SELECT ${COLUMNS} FROM inbox_entries
-             WHERE (:status IS NULL OR status = :status)
+             WHERE ${filter.sql} AND (:status IS NULL OR status = :status)
                AND (:afterAt IS NULL OR received_at > :afterAt OR (received_at = :afterAt AND delivery_id > :afterId))
              ORDER BY received_at, delivery_id LIMIT :limit`,
           )
-          .all({ status: status ?? null, afterAt: after?.receivedAt ?? null, afterId: after?.id ?? null, limit }) as Row[];
+          .all({ ...filter.named, status: status ?? null, afterAt: after?.receivedAt ?? null, afterId: after?.id ?? null, limit }) as Row[];
         return rows.map(toEntry);
       }),
 
-    stats: (now) =>
+    stats: (now, statsFilter) =>
       durable((database) => {
-        const counts = database.prepare(`SELECT status, COUNT(*) AS n FROM inbox_entries GROUP BY status`).all() as { status: string; n: number }[];
+        const filter = tenantWhere(statsFilter?.tenant);
+        const counts = database.prepare(`SELECT status, COUNT(*) AS n FROM inbox_entries WHERE ${filter.sql} GROUP BY status`).all(filter.named) as { status: string; n: number }[];
         const oldest = database
-          .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE status IN ('pending', 'processing')`)
-          .get() as { at: number | null };
-        const invalid = database.prepare(`SELECT COUNT(*) AS n FROM inbox_entries WHERE schema_issues IS NOT NULL`).get() as { n: number };
+          .prepare(`SELECT MIN(received_at) AS at FROM inbox_entries WHERE ${filter.sql} AND status IN ('pending', 'processing')`)
+          .get(filter.named) as { at: number | null };
+        const invalid = database.prepare(`SELECT COUNT(*) AS n FROM inbox_entries WHERE ${filter.sql} AND schema_issues IS NOT NULL`).get(filter.named) as { n: number };
         return statsOf(counts, oldest.at, now, invalid.n);
       }),
 
-    retry: (deliveryId, now) =>
+    retry: (deliveryId, now, tenant) =>
       durable((database) => {
         const result = database
           .prepare(
             `UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL
-             WHERE delivery_id = ? AND status IN ('done', 'dead')`,
+             WHERE delivery_id = ? AND status IN ('done', 'dead') AND (? IS NULL OR tenant = ?)`,
           )
-          .run(now, deliveryId);
-        return Number(result.changes) === 1;
+          .run(now, deliveryId, tenant ?? null, tenant ?? null);
+        return Number(result.changes) >= 1;
       }),
 
-    retryDead: (now) =>
+    retryDead: (now, retryFilter) =>
       durable((database) => {
+        const filter = tenantWhere(retryFilter?.tenant);
         const result = database
-          .prepare(`UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL WHERE status = 'dead'`)
-          .run(now);
+          .prepare(`UPDATE inbox_entries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL, last_error = NULL WHERE status = 'dead' AND ${filter.sql}`)
+          .run(filter.named, now);
         return Number(result.changes);
       }),
 
@@ -336,8 +332,9 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       durable((database) => {
         // Whole entries leave their counts behind, for the charts (purged-activity.ts).
         if (request.what === 'entry') return purgeEntriesCounted(database, request);
-        const sql = `UPDATE inbox_entries SET payload = NULL WHERE status = ? AND finished_at < ? AND payload IS NOT NULL`;
-        return Number(database.prepare(sql).run(request.status, request.finishedBefore).changes);
+        const filter = tenantWhere(request.tenant);
+        const sql = `UPDATE inbox_entries SET payload = NULL WHERE status = ? AND finished_at < ? AND payload IS NOT NULL AND ${filter.sql}`;
+        return Number(database.prepare(sql).run(filter.named, request.status, request.finishedBefore).changes);
       }),
 
     purgePreview: (request) => durable((database) => purgePreviewOf(database, request)),
@@ -346,24 +343,24 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       file.close();
     },
 
-    staleOrders: ({ seenBefore, checkedBefore, finalStatuses, limit }) =>
+    staleOrders: ({ tenant, seenBefore, checkedBefore, finalStatuses, limit }) =>
       durable((database) => {
         const rows = database
           .prepare(
-            `SELECT order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM inbox_orders
-             WHERE last_event_at <= :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
+            `SELECT tenant, order_id, status, status_ts, last_event_at, checked_at, has_created, version FROM inbox_orders
+             WHERE tenant = :tenant AND last_event_at <= :seenBefore AND (checked_at IS NULL OR checked_at < :checkedBefore)
                AND (has_created = 0 OR status IS NULL OR status NOT IN (SELECT value FROM json_each(:finals)))
              ORDER BY COALESCE(checked_at, last_event_at), order_id LIMIT :limit`,
           )
-          .all({ seenBefore, checkedBefore, finals: JSON.stringify(finalStatuses), limit }) as InboxOrderRow[];
-        return rows.map(orderStateFromRow);
+          .all({ tenant: storedTenant(tenant), seenBefore, checkedBefore, finals: JSON.stringify(finalStatuses), limit }) as InboxOrderRow[];
+        return rows.map((row) => ({ ...orderStateFromRow({ ...row, order_id: fromText(row.order_id) }) }));
       }),
 
-    markChecked: (checks, now) =>
+    markChecked: (checks, now, tenant) =>
       durable((database) =>
         transaction(database, () => {
-          const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE order_id = ?`);
-          for (const check of checks) update.run(now, check.status ?? null, check.orderId);
+          const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE tenant = ? AND order_id = ?`);
+          for (const check of checks) update.run(now, check.status ?? null, storedTenant(tenant), toText(check.orderId));
         }),
       ),
 
@@ -391,12 +388,14 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         return withPurgedActivity(buckets, { since, until, bucketMs }, purgedActivityRows(database, { since, until, bucketMs }));
       }),
 
-    has: (deliveryIds) =>
+    has: (deliveryIds, tenant) =>
       durable((database) => {
         const found = new Set<string>();
+        const condition = tenant === undefined || tenant === null ? '' : ' AND tenant = :tenant';
+        const named = tenant === undefined || tenant === null ? {} : { tenant };
         for (let start = 0; start < deliveryIds.length; start += 200) {
           const chunk = deliveryIds.slice(start, start + 200);
-          const rows = database.prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as { delivery_id: string }[];
+          const rows = database.prepare(`SELECT delivery_id FROM inbox_entries WHERE delivery_id IN (${chunk.map(() => '?').join(', ')})${condition}`).all(named, ...chunk) as { delivery_id: string }[];
           for (const row of rows) found.add(row.delivery_id);
         }
         return found;

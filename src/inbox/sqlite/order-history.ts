@@ -5,17 +5,19 @@
  */
 import { addSqliteColumn, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { applyOrderEvent, emptyHistory, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
-import { orderStatusOf, tracksOrder, type NewInboxEntry } from '../store.ts';
+import { orderStatusOf, PAIR_WINDOW_MS, storedTenant, tracksOrder, type NewInboxEntry } from '../store.ts';
+import { pairKeyOf } from '../copies.ts';
 
 const STATUSES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox_order_statuses (
+  tenant TEXT NOT NULL DEFAULT '',
   order_id TEXT NOT NULL,
   status TEXT NOT NULL,
   seen_version INTEGER,
   entered_from TEXT,
   left_version INTEGER,
   cover_version INTEGER,
-  PRIMARY KEY (order_id, status)
+  PRIMARY KEY (tenant, order_id, status)
 )`;
 
 interface OrderRow {
@@ -35,10 +37,12 @@ interface StatusRow {
   cover_version: number | null;
 }
 
-function historyOf(database: Database, orderId: string): OrderHistory {
-  const order = database.prepare('SELECT status, status_ts, status_at, last_event_at, has_created, version, created_cover FROM inbox_orders WHERE order_id = ?').get(orderId) as OrderRow | undefined;
+function historyOf(database: Database, tenant: string, orderId: string): OrderHistory {
+  const order = database
+    .prepare('SELECT status, status_ts, status_at, last_event_at, has_created, version, created_cover FROM inbox_orders WHERE tenant = ? AND order_id = ?')
+    .get(tenant, orderId) as OrderRow | undefined;
   if (!order) return emptyHistory();
-  const rows = database.prepare('SELECT status, seen_version, entered_from, left_version, cover_version FROM inbox_order_statuses WHERE order_id = ?').all(orderId) as StatusRow[];
+  const rows = database.prepare('SELECT status, seen_version, entered_from, left_version, cover_version FROM inbox_order_statuses WHERE tenant = ? AND order_id = ?').all(tenant, orderId) as StatusRow[];
   return {
     version: Number(order.version),
     status: order.status,
@@ -51,25 +55,50 @@ function historyOf(database: Database, orderId: string): OrderHistory {
   };
 }
 
-function writeStatus(database: Database, orderId: string, status: string, evidence: StatusEvidence): void {
+function writeStatus(database: Database, tenant: string, orderId: string, status: string, evidence: StatusEvidence): void {
   database
     .prepare(
-      `INSERT INTO inbox_order_statuses (order_id, status, seen_version, entered_from, left_version, cover_version) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (order_id, status) DO UPDATE SET seen_version = excluded.seen_version, entered_from = excluded.entered_from,
+      `INSERT INTO inbox_order_statuses (tenant, order_id, status, seen_version, entered_from, left_version, cover_version) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = excluded.seen_version, entered_from = excluded.entered_from,
          left_version = excluded.left_version, cover_version = excluded.cover_version`,
     )
-    .run(orderId, status, evidence.seenVersion, evidence.enteredFrom, evidence.leftVersion, evidence.coverVersion);
+    .run(tenant, orderId, status, evidence.seenVersion, evidence.enteredFrom, evidence.leftVersion, evidence.coverVersion);
 }
 
-function writeHistory(database: Database, orderId: string, history: OrderHistory, changed: Iterable<string>): void {
+function writeHistory(database: Database, tenant: string, orderId: string, history: OrderHistory, changed: Iterable<string>): void {
   database
     .prepare(
-      `INSERT INTO inbox_orders (order_id, status, status_ts, status_at, last_event_at, has_created, version, created_cover) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, status_ts = excluded.status_ts, status_at = excluded.status_at,
+      `INSERT INTO inbox_orders (tenant, order_id, status, status_ts, status_at, last_event_at, has_created, version, created_cover) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, order_id) DO UPDATE SET status = excluded.status, status_ts = excluded.status_ts, status_at = excluded.status_at,
          last_event_at = excluded.last_event_at, has_created = excluded.has_created, version = excluded.version, created_cover = excluded.created_cover`,
     )
-    .run(orderId, history.status, history.statusTs, history.statusRank, history.lastEventAt, history.hasCreated ? 1 : 0, history.version, history.createdCover ? 1 : 0);
-  for (const status of changed) writeStatus(database, orderId, status, history.statuses.get(status)!);
+    .run(tenant, orderId, history.status, history.statusTs, history.statusRank, history.lastEventAt, history.hasCreated ? 1 : 0, history.version, history.createdCover ? 1 : 0);
+  for (const status of changed) writeStatus(database, tenant, orderId, status, history.statuses.get(status)!);
+}
+
+/**
+ * Copies (src/inbox/copies.ts): the oldest unpaired entry of the same tenant, order and change,
+ * verified by another secret since `pairAfter`; if there is one, the new entry (just inserted) is
+ * stored as its copy, `done`. Whether it was.
+ */
+function storedAsCopy(database: Database, entry: NewInboxEntry & { orderId: string }): boolean {
+  const pairKey = pairKeyOf(entry);
+  if (pairKey === null) return false;
+  const tenant = storedTenant(entry.tenant);
+  const original = database
+    .prepare(
+      `SELECT delivery_id FROM inbox_entries
+       WHERE order_id = ? AND tenant = ? AND pair_key = ? AND verified_by <> ? AND copy_of IS NULL AND copied_by IS NULL AND received_at >= ?
+         AND NOT (delivery_id = ? AND tenant = ?)
+       ORDER BY seq LIMIT 1`,
+    )
+    .get(entry.orderId, tenant, pairKey, entry.verifiedBy, entry.pairAfter ?? entry.receivedAt - PAIR_WINDOW_MS, entry.deliveryId, tenant) as { delivery_id: string } | undefined;
+  if (!original) return false;
+  database.prepare(`UPDATE inbox_entries SET copied_by = ? WHERE delivery_id = ? AND tenant = ?`).run(entry.deliveryId, original.delivery_id, tenant);
+  database
+    .prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ?, copy_of = ? WHERE delivery_id = ? AND tenant = ?`)
+    .run(entry.receivedAt, original.delivery_id, entry.deliveryId, tenant);
+  return true;
 }
 
 /**
@@ -81,8 +110,11 @@ export function insertOrderEvent(database: Database, entry: NewInboxEntry, inser
   if (!tracksOrder(entry)) return insert();
   return sqliteTransaction(database, () => {
     if (insert() === 'duplicate') return 'duplicate';
+    // A copy is the same event again: it neither runs nor tells the order anything new.
+    if (storedAsCopy(database, entry)) return 'duplicate';
+    const tenant = storedTenant(entry.tenant);
     const { previousStatus } = statusesOf(entry.payload);
-    const { history, covered, changed } = applyOrderEvent(historyOf(database, entry.orderId), {
+    const { history, covered, changed } = applyOrderEvent(historyOf(database, tenant, entry.orderId), {
       event: entry.event,
       status: orderStatusOf(entry),
       previousStatus,
@@ -91,9 +123,9 @@ export function insertOrderEvent(database: Database, entry: NewInboxEntry, inser
       reconcile: entry.source === 'reconcile',
       basedOnVersion: entry.orderVersion,
     });
-    writeHistory(database, entry.orderId, history, changed);
+    writeHistory(database, tenant, entry.orderId, history, changed);
     if (!covered) return 'stored';
-    database.prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ? WHERE delivery_id = ?`).run(entry.receivedAt, entry.deliveryId);
+    database.prepare(`UPDATE inbox_entries SET status = 'done', finished_at = ? WHERE delivery_id = ? AND tenant = ?`).run(entry.receivedAt, entry.deliveryId, tenant);
     return 'duplicate';
   });
 }
@@ -113,7 +145,7 @@ export function migrateOrderHistory(database: Database): void {
       .all() as { order_id: string; event: string; ts: number; received_at: number; payload: string | null }[];
     for (const [orderId, history] of replayHistories(rows)) {
       database.prepare('UPDATE inbox_orders SET version = ?, created_cover = ? WHERE order_id = ?').run(history.version, history.createdCover ? 1 : 0, orderId);
-      for (const [status, evidence] of history.statuses) writeStatus(database, orderId, status, evidence);
+      for (const [status, evidence] of history.statuses) writeStatus(database, '', orderId, status, evidence);
     }
   });
 }

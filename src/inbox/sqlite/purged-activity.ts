@@ -4,6 +4,7 @@
 import { sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { PURGED_BUCKET_MS, type PurgedActivityRow } from '../purged-activity.ts';
 import { decodedRow, entryFromRow, PAGE_COLUMNS, type InboxActivityRequest, type InboxRow, type PurgePreview, type PurgePreviewRequest, type PurgeRequest } from '../store.ts';
+import { tenantWhere } from './tenant-filter.ts';
 
 export const PURGED_ACTIVITY_SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox_purged_activity (
@@ -17,20 +18,21 @@ CREATE TABLE IF NOT EXISTS inbox_purged_activity (
 const hourOf = (column: string) => `(${column} - ${column} % ${PURGED_BUCKET_MS})`;
 
 /** Deletes the entries of `request` (what: 'entry') and adds them to the purged counts; how many. */
-export function purgeEntriesCounted(database: Database, request: Pick<PurgeRequest, 'status' | 'finishedBefore'>): number {
+export function purgeEntriesCounted(database: Database, request: Pick<PurgeRequest, 'status' | 'finishedBefore' | 'tenant'>): number {
   const finishedColumn = request.status === 'dead' ? 'dead' : 'done';
+  const filter = tenantWhere(request.tenant);
   return sqliteTransaction(database, () => {
     const add = (column: 'received' | 'done' | 'dead', by: string) =>
       database
         .prepare(
           `INSERT INTO inbox_purged_activity (hour_start, ${column})
-           SELECT ${hourOf(by)} AS h, COUNT(*) FROM inbox_entries WHERE status = ? AND finished_at < ? GROUP BY h
+           SELECT ${hourOf(by)} AS h, COUNT(*) FROM inbox_entries WHERE status = ? AND finished_at < ? AND ${filter.sql} GROUP BY h
            ON CONFLICT (hour_start) DO UPDATE SET ${column} = ${column} + excluded.${column}`,
         )
-        .run(request.status, request.finishedBefore);
+        .run(filter.named, request.status, request.finishedBefore);
     add('received', 'received_at');
     add(finishedColumn, 'finished_at');
-    return Number(database.prepare('DELETE FROM inbox_entries WHERE status = ? AND finished_at < ?').run(request.status, request.finishedBefore).changes);
+    return Number(database.prepare(`DELETE FROM inbox_entries WHERE status = ? AND finished_at < ? AND ${filter.sql}`).run(filter.named, request.status, request.finishedBefore).changes);
   });
 }
 
@@ -43,9 +45,10 @@ export function purgedActivityRows(database: Database, request: InboxActivityReq
 
 /** How many entries a purge of `request` would delete, and the first `limit` of them. */
 export function purgePreviewOf(database: Database, request: PurgePreviewRequest): PurgePreview {
-  const { n } = database.prepare('SELECT COUNT(*) AS n FROM inbox_entries WHERE status = ? AND finished_at < ?').get(request.status, request.finishedBefore) as { n: number };
+  const filter = tenantWhere(request.tenant);
+  const { n } = database.prepare(`SELECT COUNT(*) AS n FROM inbox_entries WHERE status = ? AND finished_at < ? AND ${filter.sql}`).get(filter.named, request.status, request.finishedBefore) as { n: number };
   const rows = database
-    .prepare(`SELECT ${PAGE_COLUMNS} FROM inbox_entries WHERE status = ? AND finished_at < ? ORDER BY finished_at, delivery_id LIMIT ?`)
-    .all(request.status, request.finishedBefore, request.limit) as unknown as InboxRow[];
+    .prepare(`SELECT ${PAGE_COLUMNS} FROM inbox_entries WHERE status = ? AND finished_at < ? AND ${filter.sql} ORDER BY finished_at, delivery_id LIMIT ?`)
+    .all(filter.named, request.status, request.finishedBefore, request.limit) as unknown as InboxRow[];
   return { count: Number(n), entries: rows.map((row) => entryFromRow(decodedRow(row))) };
 }

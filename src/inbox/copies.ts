@@ -1,0 +1,33 @@
+/**
+ * Copies across two secrets (docs/inbox.md, "Two secrets: copies run once"). While two endpoints
+ * deliver to one inbox (a secret rotation's overlap, or one URL registered twice), every order
+ * event arrives once through each, with two delivery ids. The receiver keeps which secret verified
+ * each delivery (`verifiedBy`, an opaque id), and the store pairs, in its insert transaction, an
+ * order event with an unpaired one of the same tenant, order and change verified by another secret:
+ * the later of the two is stored as its copy, `done`, never run. Both stay for the audit.
+ *
+ * The change is what the pair key names: `order.created`, or `order.status_changed` with its
+ * `previous_status` and `status`. Nothing else (not `ts`, which the service stamps per attempt).
+ */
+import { createHash } from 'node:crypto';
+import { statusesOf } from './order-history.ts';
+import type { NewInboxEntry } from './store.ts';
+
+const ORDER_EVENTS = ['order.created', 'order.status_changed'];
+
+/** The change an order event carries, as the pairing compares it; `null` for an entry never paired (no secret id, not an order event). */
+export function pairKeyOf(entry: Pick<NewInboxEntry, 'event' | 'orderId' | 'payload' | 'verifiedBy'>): string | null {
+  if (!entry.verifiedBy || entry.orderId === null || !ORDER_EVENTS.includes(entry.event)) return null;
+  if (entry.event === 'order.created') return entry.event;
+  const { status, previousStatus } = statusesOf(entry.payload);
+  return JSON.stringify([entry.event, previousStatus, status]);
+}
+
+/**
+ * The opaque id a single-merchant inbox keeps of the secret that verified a delivery: a prefix of a
+ * hash of it, which tells two secrets apart and says nothing of either (a secret has 128 bits or
+ * more; 48 bits of a hash of it are no help in guessing it).
+ */
+export function secretIdOf(secret: string): string {
+  return `sha256:${createHash('sha256').update('integration-sdk inbox secret id\n').update(secret).digest('hex').slice(0, 12)}`;
+}
