@@ -161,12 +161,25 @@ export function weekStart(now: number): number {
   return Math.floor(now / DAY) * DAY - 6 * DAY;
 }
 
-export async function readOverview(source: DashboardStore, activity: ReturnType<typeof createActivityReader>, inbox: Inbox): Promise<Overview> {
+/** The open missed deliveries, of one tenant's endpoints when `tenant` is given. */
+export async function openMissed(inbox: Inbox, tenant: string | undefined): Promise<MissedRecord[]> {
+  const missed = await inbox.missed();
+  return tenant === undefined ? missed : missed.filter((each) => each.tenant === tenant);
+}
+
+/** The overview: of every tenant's entries, or of `tenant`'s (the activity and the action log are always the whole inbox's). */
+export async function readOverview(source: DashboardStore, activity: ReturnType<typeof createActivityReader>, inbox: Inbox, tenant?: string): Promise<Overview> {
   await source.ready();
   const now = source.clock.now();
   const { store } = source;
   const since = weekStart(now);
-  const [stats, buckets, workers, actions, missed] = await Promise.all([store.stats(now), activity.read(now, since), store.workers!(), store.actions!(10), inbox.missed()]);
+  const [stats, buckets, workers, actions, missed] = await Promise.all([
+    store.stats(now, tenant === undefined ? undefined : { tenant }),
+    activity.read(now, since),
+    store.workers!(),
+    store.actions!(10),
+    openMissed(inbox, tenant),
+  ]);
   const attention = inboxAttention({ stats, workers, missed, now });
   return { now, stats, activity: activityOf(buckets, now, since), workers: workersOf(workers, now), actions, attention, missed: missed.slice(0, MISSED_LISTED) };
 }
@@ -201,6 +214,8 @@ function workersOf(workers: { seenAt: number; claimedAt: number | null }[], now:
 }
 
 export interface EntriesQuery {
+  /** One tenant's entries (with `tenants`); every tenant's when left out. */
+  tenant?: string;
   status?: InboxEntryStatus;
   event?: string;
   search?: string;
@@ -217,6 +232,7 @@ export interface EntriesPage {
 export async function readEntries(source: DashboardStore, query: EntriesQuery): Promise<EntriesPage> {
   await source.ready();
   const request: InboxPageRequest = { limit: query.limit + 1 };
+  if (query.tenant !== undefined) request.tenant = query.tenant;
   if (query.status) request.status = query.status;
   if (query.event) request.event = query.event;
   if (query.search) request.search = query.search;
@@ -227,9 +243,9 @@ export async function readEntries(source: DashboardStore, query: EntriesQuery): 
   return { entries, next: rows.length > query.limit && last ? { receivedAt: last.receivedAt, id: last.id } : null };
 }
 
-/** The other events of the entry's order, in the order the worker runs them. */
-export async function readTimeline(source: DashboardStore, orderId: string): Promise<InboxEntry[]> {
-  const rows = await source.store.page!({ orderId, limit: 200 });
+/** The other events of the entry's order (of its tenant), in the order the worker runs them. */
+export async function readTimeline(source: DashboardStore, orderId: string, tenant: string | null): Promise<InboxEntry[]> {
+  const rows = await source.store.page!({ orderId, limit: 200, ...(tenant === null ? {} : { tenant }) });
   return rows.sort((a, b) => Number(b.event === 'order.created') - Number(a.event === 'order.created') || a.ts - b.ts || a.receivedAt - b.receivedAt);
 }
 
@@ -259,10 +275,10 @@ export function describeError(error: unknown): string {
  * counts as missed (`inbox.missed()`: its own endpoints' dead and retrying deliveries that never
  * arrived, open until they arrive, are acknowledged or recovered) marked.
  */
-export async function readService(client: DashboardClient, inbox: Inbox, deliveries: number): Promise<ServiceView> {
+export async function readService(client: DashboardClient, inbox: Inbox, deliveries: number, tenant?: string): Promise<ServiceView> {
   const signal = () => AbortSignal.timeout(SERVICE_TIMEOUT_MS);
   const view: ServiceView = {};
-  const [health, endpoints, missed] = await Promise.allSettled([client.health({ signal: signal() }), client.webhooks.list({ signal: signal() }), inbox.missed()]);
+  const [health, endpoints, missed] = await Promise.allSettled([client.health({ signal: signal() }), client.webhooks.list({ signal: signal() }), openMissed(inbox, tenant)]);
   if (health.status === 'fulfilled') view.health = health.value;
   else view.healthError = describeError(health.reason);
   if (endpoints.status === 'rejected') {

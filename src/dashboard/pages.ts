@@ -6,12 +6,20 @@ import type { InboxAction, InboxEntry, InboxEntryStatus, MissedRecord } from '..
 import { activityChart } from './chart.ts';
 import type { DashboardSyncRun, EntriesPage, EntriesQuery, Overview, ServiceView } from './data.ts';
 import { STATUSES } from './data.ts';
+import { tenantBase } from './tenant-scope.ts';
 
 type Html = ReturnType<typeof html>;
-export type Section = 'overview' | 'entries' | 'service' | 'sync';
+export type Section = 'overview' | 'entries' | 'service' | 'sync' | 'tenants';
 
 export interface PageFrame {
+  /** Where the page's links start: the dashboard's base path, or a tenant's (`<base>/t/<tenant>`). */
   base: string;
+  /** The dashboard's base path, whatever the tenant (default: `base`). */
+  root?: string;
+  /** With `tenants`: the tenant the page shows, or none (every tenant). */
+  tenant?: string;
+  /** Given `tenants`: the Tenants page and the tenant filter are on every page. */
+  hasTenants?: boolean;
   readOnly: boolean;
   hasClient: boolean;
   hasSync: boolean;
@@ -79,14 +87,27 @@ export function layout(frame: PageFrame, options: { title: string; section?: Sec
   <nav aria-label="Dashboard"><ul>
     ${link('overview', '/', 'Overview')}
     ${link('entries', '/entries', 'Entries')}
-    ${frame.hasClient ? link('service', '/service', 'Service') : ''}
+    ${frame.hasClient || frame.hasTenants ? link('service', '/service', 'Service') : ''}
     ${frame.hasSync ? link('sync', '/sync', 'Sync') : ''}
+    ${frame.hasTenants ? html`<li><a href="${frame.root ?? frame.base}/tenants"${options.section === 'tenants' ? html` aria-current="page"` : ''}>Tenants</a></li>` : ''}
   </ul></nav>
+  ${frame.hasTenants ? tenantFilter(frame) : ''}
   <span class="mode">${frame.readOnly ? 'Read-only' : 'Actions enabled'}</span>
   ${frame.session ? html`<form method="post" action="${frame.base}/sign-out" class="sign-out">${csrfField(frame)}<button type="submit">Sign out</button></form>` : ''}
 </header>`;
   return documentOf(frame.base, options, header, html`${frame.flash ? html`<p class="flash" role="status">${frame.flash}</p>` : ''}
 ${body}`);
+}
+
+/** Every page's tenant filter: a tenant id (its pages), or none (every tenant's). */
+function tenantFilter(frame: PageFrame): Html {
+  const root = frame.root ?? frame.base;
+  return html`<form method="get" action="${root}/tenant" class="tenant-filter" role="search" aria-label="Tenant">
+    <label for="tenant-filter">Tenant</label>
+    <input id="tenant-filter" name="tenant" value="${frame.tenant ?? ''}" placeholder="all tenants" size="14" autocomplete="off" spellcheck="false">
+    <button type="submit">Show</button>
+    ${frame.tenant ? html`<a href="${root}/">All tenants</a>` : ''}
+  </form>`;
 }
 
 export function csrfField(frame: PageFrame): Html {
@@ -161,7 +182,7 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
   const items = attentionItems(overview, service, frame.base);
   const count = (status: InboxEntryStatus) =>
     html`<div><dt>${status}</dt><dd><a href="${frame.base}/entries?status=${status}" class="status-${status}" aria-label="${stats[status]} ${status} entries">${stats[status]}</a></dd></div>`;
-  const body = html`<h1>Overview</h1>
+  const body = html`<h1>Overview${frame.tenant ? html` of tenant ${frame.tenant}` : ''}</h1>
 <section aria-labelledby="attention-title" class="attention${items.length === 0 ? ' calm' : ''}">
   <h2 id="attention-title">${items.length === 0 ? 'Nothing needs attention' : 'Needs attention'}</h2>
   ${items.length === 0 ? html`<p>Every entry is done or on its way, and ${workers.alive > 0 ? 'a worker is alive' : 'nothing waits for a worker'}.</p>` : html`<ul>${items}</ul>`}
@@ -182,6 +203,7 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
 
 <section aria-labelledby="activity-title">
   <h2 id="activity-title">Activity</h2>
+  ${frame.tenant ? html`<p class="muted">Of every tenant: the store counts activity per hour for the whole inbox.</p>` : ''}
   <h3>Last 24 hours, per hour (UTC)</h3>
   ${activityChart({ id: 'hourly', title: 'Entries received, done and dead per hour over the last 24 hours', buckets: activity.hourly, label: (start, index) => (index % 4 === 1 ? `${pad(new Date(start).getUTCHours())}:00` : null) })}
   <h3>Last 7 days, per day (UTC)</h3>
@@ -248,16 +270,23 @@ function endpointsTable(service: ServiceView): Html {
   )}</tbody></table></div>`;
 }
 
+/** Where an entry's own page is: within its tenant's pages, whichever page lists it. */
+function entryBase(frame: PageFrame, entry: InboxEntry): string {
+  return entry.tenant && frame.hasTenants && !frame.tenant ? tenantBase(frame.root ?? frame.base, entry.tenant) : frame.base;
+}
+
 export function entriesTable(frame: PageFrame, entries: InboxEntry[], caption: string): Html {
+  const tenantColumn = frame.hasTenants === true && !frame.tenant;
   return html`<div class="table-wrap"><table>
   <caption class="visually-hidden">${caption}</caption>
-  <thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th></tr></thead>
+  <thead><tr><th scope="col">Received</th>${tenantColumn ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Event</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th></tr></thead>
   <tbody>${entries.map(
     (entry) => html`<tr>
-      <td><a href="${frame.base}/entries/${encodeURIComponent(entry.id)}" aria-label="Entry ${entry.id}, received ${formatTime(entry.receivedAt)}">${time(entry.receivedAt)}</a></td>
+      <td><a href="${entryBase(frame, entry)}/entries/${encodeURIComponent(entry.id)}" aria-label="Entry ${entry.id}, received ${formatTime(entry.receivedAt)}">${time(entry.receivedAt)}</a></td>
+      ${tenantColumn ? html`<td>${entry.tenant ?? '—'}</td>` : ''}
       <td>${entry.event}${entry.known ? '' : html` <span class="muted">(unknown)</span>`}</td>
       <td>${entry.displayNumber ? html`#${entry.displayNumber}` : entry.orderId ? html`<span class="muted">${entry.orderId.slice(0, 8)}…</span>` : '—'}</td>
-      <td>${statusText(entry.status)}</td>
+      <td>${statusText(entry.status)}${entry.copyOf ? html` <span class="muted" title="The same event through the other endpoint of a secret rotation: stored for the audit, never run">(copy)</span>` : ''}</td>
       <td class="num">${entry.attempts}</td>
       <td class="error-text">${entry.lastError ?? ''}</td>
     </tr>`,
@@ -274,7 +303,7 @@ export function entriesPage(frame: PageFrame, query: EntriesQuery, page: Entries
     return search.toString();
   };
   const events = query.event && !KNOWN_EVENTS.includes(query.event) ? [...KNOWN_EVENTS, query.event] : KNOWN_EVENTS;
-  const body = html`<h1>Entries</h1>
+  const body = html`<h1>Entries${frame.tenant ? html` of tenant ${frame.tenant}` : ''}</h1>
 <form method="get" action="${frame.base}/entries" class="filters" role="search" aria-label="Filter entries">
   <label for="f-status">Status
     <select id="f-status" name="status"><option value="">any</option>${STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
@@ -299,7 +328,10 @@ export function entryPage(frame: PageFrame, entry: InboxEntry, timeline: InboxEn
   const body = html`<h1>Entry <code>${entry.id}</code></h1>
 <dl class="facts" id="entry-facts">
   <dt>Event</dt><dd>${entry.event}${entry.known ? '' : ' (unknown to this SDK version)'}</dd>
-  <dt>Status</dt><dd id="entry-status">${statusText(entry.status)}</dd>
+  ${entry.tenant ? html`<dt>Tenant</dt><dd>${entry.tenant}</dd>` : ''}
+  <dt>Status</dt><dd id="entry-status">${statusText(entry.status)}${entry.copyOf
+    ? html` — a copy of <a href="${frame.base}/entries/${encodeURIComponent(entry.copyOf)}"><code>${entry.copyOf}</code></a>, the same event through the other endpoint of a secret rotation: kept for the audit, never run`
+    : ''}</dd>
   <dt>Order</dt><dd>${entry.displayNumber ? html`#${entry.displayNumber}` : '—'}${entry.orderId ? html` <span class="muted">(${entry.orderId})</span>` : ''}</dd>
   <dt>External order id</dt><dd>${entry.externalOrderId ?? '—'}</dd>
   <dt>Attempts</dt><dd>${entry.attempts}</dd>
