@@ -9,7 +9,6 @@
  * The change is what the pair key names: `order.created`, or `order.status_changed` with its
  * `previous_status` and `status`. Nothing else (not `ts`, which the service stamps per attempt).
  */
-import { createHash } from 'node:crypto';
 import { statusesOf } from './order-history.ts';
 import type { NewInboxEntry } from './store.ts';
 
@@ -21,13 +20,4 @@ export function pairKeyOf(entry: Pick<NewInboxEntry, 'event' | 'orderId' | 'payl
   if (entry.event === 'order.created') return entry.event;
   const { status, previousStatus } = statusesOf(entry.payload);
   return JSON.stringify([entry.event, previousStatus, status]);
-}
-
-/**
- * The opaque id a single-merchant inbox keeps of the secret that verified a delivery: a prefix of a
- * hash of it, which tells two secrets apart and says nothing of either (a secret has 128 bits or
- * more; 48 bits of a hash of it are no help in guessing it).
- */
-export function secretIdOf(secret: string): string {
-  return `sha256:${createHash('sha256').update('integration-sdk inbox secret id\n').update(secret).digest('hex').slice(0, 12)}`;
 }

@@ -5,7 +5,9 @@
  * in their own entries (`integration-sdk/inbox/sqlite`, `integration-sdk/inbox/postgres`) so that
  * a driver loads only when imported.
  */
-export { createInbox, type Inbox, type InboxOptions, type PurgeOptions } from './create-inbox.ts';
+export { createInbox, type Inbox, type InboxOptions, type PurgeOptions, type TenantOption } from './create-inbox.ts';
+export type { TenantRequest } from './delivery-secrets.ts';
+export type { TenantReconcileReport, TenantsReconcileOptions, TenantsReconcileReport } from './reconcile-tenants.ts';
 export { MAX_BODY_BYTES, type InboxHandler } from './receive.ts';
 export {
   defaultRetryDelayMs,
@@ -42,6 +44,8 @@ export type {
   PurgeRequest,
   ReconcileRecord,
   StaleOrdersRequest,
+  TenantFilter,
 } from './store.ts';
+export { PAIR_WINDOW_MS } from './store.ts';
 export { type OtherEndpoint, type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 export { inboxStoreConformance, type ConformanceTestApi } from './conformance.ts';

@@ -6,7 +6,7 @@
  */
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import type { WebhookDelivery, WebhookEndpoint } from '../schemas/webhooks.ts';
-import type { InboxStore, MissedDelivery } from './store.ts';
+import type { InboxStore, MissedDelivery, MissedRecord } from './store.ts';
 
 /** What the delivery log is read through (an `IntegrationClient` fits; needs `webhooks:manage`). */
 export interface DeliveryLogClient {
@@ -111,16 +111,35 @@ export function missedAt(missed: MissedDelivery & { firstSeenAt?: number }): num
  * endpoints it counted, without the ones that have arrived since. `undefined` before the first
  * reconcile (or for a store that keeps no reconciliation).
  */
-export async function currentMissed(store: InboxStore): Promise<MissedDelivery[] | undefined> {
+export async function currentMissed(store: InboxStore, tenant?: string): Promise<MissedDelivery[] | undefined> {
   if (!store.lastReconcile || !store.has) return undefined;
-  const last = await store.lastReconcile();
+  const last = await store.lastReconcile(tenant);
   if (!last) return undefined;
-  const kept = store.listMissed ? await store.listMissed({ open: true, limit: MAX_OPEN }) : last.missed;
+  const kept = store.listMissed ? await store.listMissed({ open: true, limit: MAX_OPEN, tenant: tenant ?? '' }) : last.missed;
   const counted = last.endpointIds === undefined ? undefined : new Set(last.endpointIds);
   const open = kept.filter((each) => counted === undefined || counted.has(each.endpointId));
   if (open.length === 0) return [];
-  const arrived = await store.has(open.map((each) => each.deliveryId));
+  const arrived = await store.has(open.map((each) => each.deliveryId), tenant ?? '');
   return open.filter((each) => !arrived.has(each.deliveryId));
+}
+
+/**
+ * The misses still open of every tenant (an inbox given `tenants`): a tenant's reconcile keeps only
+ * misses of that tenant's own endpoints, so none is left out. `undefined` for a store that keeps no misses.
+ */
+export async function everyTenantsMissed(store: InboxStore): Promise<MissedRecord[] | undefined> {
+  if (!store.listMissed || !store.has) return undefined;
+  const kept = await store.listMissed({ open: true, limit: MAX_OPEN });
+  const open = kept.filter((each) => each.tenant !== undefined);
+  if (open.length === 0) return [];
+  const byTenant = new Map<string, MissedRecord[]>();
+  for (const each of open) byTenant.set(each.tenant!, [...(byTenant.get(each.tenant!) ?? []), each]);
+  const result: MissedRecord[] = [];
+  for (const [tenant, misses] of byTenant) {
+    const arrived = await store.has(misses.map((each) => each.deliveryId), tenant);
+    result.push(...misses.filter((each) => !arrived.has(each.deliveryId)));
+  }
+  return result;
 }
 
 /** Ends the open misses whose delivery has reached the inbox since. */
@@ -151,11 +170,11 @@ export async function endRecovered(store: InboxStore, open: readonly MissedDeliv
 }
 
 /** `inbox.acknowledgeMissed`: ends open misses (one, or all) as acknowledged by `by`; how many. */
-export async function acknowledgeMissed(store: InboxStore, deliveryId: string, by: string, now: number): Promise<number> {
+export async function acknowledgeMissed(store: InboxStore, deliveryId: string, by: string, now: number, tenant?: string): Promise<number> {
   if (typeof deliveryId !== 'string' || deliveryId === '') throw new InvalidInputError([{ path: 'deliveryId', message: "a delivery id, or 'all'" }]);
   if (typeof by !== 'string' || by === '') throw new InvalidInputError([{ path: 'by', message: 'who acknowledges it, as a non-empty string' }]);
   if (!store.endMissed) throw new InvalidInputError([{ path: 'store', message: 'this InboxStore keeps no missed deliveries: it lacks recordMissed, listMissed, endMissed (see InboxStore in integration-sdk/inbox)' }]);
-  const ended = await store.endMissed({ deliveryIds: deliveryId === 'all' ? 'all' : [deliveryId], how: 'acknowledged', at: now, by });
+  const ended = await store.endMissed({ deliveryIds: deliveryId === 'all' ? 'all' : [deliveryId], how: 'acknowledged', at: now, by, ...(tenant !== undefined && { tenant }) });
   return ended.length;
 }
 

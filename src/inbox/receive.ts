@@ -4,11 +4,12 @@ import { WebhookVerificationError } from '../errors/webhook-verification-error.t
 import { traceInbox } from '../diagnostics.ts';
 import type { Clock } from '../clock.ts';
 import { isKnownEventName } from '../schemas/events.ts';
-import { authenticateWebhook } from '../webhooks/verify-webhook.ts';
 import { checkDeliveryHeaders } from '../webhooks/verification-steps.ts';
 import { readRawNodeBody, type NodeRequestLike, type NodeResponseLike } from '../webhooks/receiver.ts';
-import type { WebhookHeaders, WebhookSecret } from '../webhooks/signature.ts';
-import type { InboxStore } from './store.ts';
+import type { WebhookHeaders } from '../webhooks/signature.ts';
+import { authenticateDelivery } from './authenticate.ts';
+import type { DeliverySecrets } from './delivery-secrets.ts';
+import { PAIR_WINDOW_MS, type InboxStore } from './store.ts';
 import { StoreTimeout, withinTime } from './timeouts.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
@@ -23,7 +24,8 @@ export interface InboxHandler {
 
 export interface ReceiveOptions {
   store: InboxStore;
-  secret: WebhookSecret;
+  /** Whose delivery a request is and what may have signed it. */
+  secrets: DeliverySecrets;
   toleranceSeconds: number | undefined;
   storeTimeoutMs: number;
   /** Where an authentic delivery whose body does not match the schema goes. */
@@ -34,7 +36,7 @@ export interface ReceiveOptions {
   onError: ((error: unknown) => void) | undefined;
 }
 
-type Outcome = 'stored' | 'duplicate' | 'rejected' | 'too_large' | 'unavailable';
+type Outcome = 'stored' | 'duplicate' | 'rejected' | 'too_large' | 'unavailable' | 'unknown_tenant';
 
 interface Answer {
   status: number;
@@ -44,6 +46,8 @@ interface Answer {
 
 interface Incoming {
   method: string | undefined;
+  /** As received: absolute (Fetch) or path and query (node:http). */
+  url: string;
   headers: WebhookHeaders;
   /** Declared `Content-Length`, if any. */
   declaredLength: number | undefined;
@@ -71,17 +75,19 @@ export function createInboxHandler(options: ReceiveOptions): InboxHandler {
   const handler = (async (request: Request) => {
     const result = await answer({
       method: request.method,
+      url: request.url,
       headers: request.headers,
       declaredLength: lengthOf(request.headers.get('content-length')),
       readBody: () => readWebBody(request.body, limits),
     });
-    if (result.status === 413) void request.body?.cancel().catch(() => {});
+    if (result.status === 413 || result.status === 404) void request.body?.cancel().catch(() => {});
     return new Response(result.body, { status: result.status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }) as InboxHandler;
 
   handler.node = (req, res) => {
     void answer({
       method: req.method,
+      url: (req as { url?: string }).url ?? '/',
       headers: req.headers,
       declaredLength: lengthOf(headerValue(req.headers['content-length'])),
       // Text an express.text parser left is stored as its UTF-8 bytes, as it arrived.
@@ -94,7 +100,7 @@ export function createInboxHandler(options: ReceiveOptions): InboxHandler {
         res.statusCode = result.status;
         res.setHeader('Content-Type', 'text/plain; charset=utf-8');
         // An unread body must not be drained by node:http: close the connection after answering.
-        if (result.status === 413 || result.status === 408 || req.complete === false) res.setHeader('Connection', 'close');
+        if (result.status === 413 || result.status === 408 || result.status === 404 || req.complete === false) res.setHeader('Connection', 'close');
         res.end(result.body);
       })
       .catch((error: unknown) => report(options, error));
@@ -107,11 +113,14 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   if (incoming.declaredLength !== undefined && incoming.declaredLength > MAX_BODY_BYTES) {
     return { status: 413, body: 'Payload Too Large', outcome: 'too_large' };
   }
-  const verifyOptions = { toleranceSeconds: options.toleranceSeconds, now: options.clock.now() };
+  const verifyOptions = () => ({ toleranceSeconds: options.toleranceSeconds, now: options.clock.now() });
+  // Whose it is before anything else: an unknown tenant's request is answered 404 unread.
+  const addressee = await options.secrets.addressee({ url: incoming.url, headers: incoming.headers });
+  if (addressee === null) return { status: 404, body: 'unknown tenant', outcome: 'unknown_tenant' };
   try {
     // Headers and timestamp before the body: a request that cannot be a delivery is answered at
-    // once, not after waiting for a body it may never send.
-    checkDeliveryHeaders(incoming.headers, options.secret, verifyOptions);
+    // once, not after waiting for a body it may never send. (The secrets play no part in them.)
+    checkDeliveryHeaders(incoming.headers, HEADERS_ONLY, verifyOptions());
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
@@ -127,16 +136,20 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     if (error instanceof ConfigurationError) return { status: 400, body: error.message, outcome: 'rejected' };
     return { status: 400, body: 'body could not be read', outcome: 'rejected' };
   }
-  let delivery;
+  let authenticated;
   try {
     // Authentic is enough to keep it: a body the schema does not accept is stored and marked,
-    // never refused (the service would retry a 400 six times and then drop the order).
-    delivery = authenticateWebhook(body, incoming.headers, options.secret, verifyOptions);
+    // never refused (the service would retry a 400 six times and then drop the order). Only the
+    // addressee's secrets are tried: a delivery signed for another tenant is refused, stored nowhere.
+    authenticated = await authenticateDelivery(body, incoming.headers, addressee, options.secrets, options.clock, verifyOptions);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     report(options, error);
     return { status: 400, body: error.reason, outcome: 'rejected' };
   }
+  if (authenticated === null) return { status: 404, body: 'unknown tenant', outcome: 'unknown_tenant' };
+  const { delivery, secret } = authenticated;
+  options.secrets.verified(authenticated.addressee, secret);
   if (context) {
     context.event = delivery.event;
     context.deliveryId = delivery.deliveryId;
@@ -146,16 +159,22 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
   const text = (value: unknown) => (orderId !== null && typeof value === 'string' ? value : null);
   const { schemaIssues } = delivery;
   const toDead = schemaIssues !== null && options.invalidPayload === 'dead';
+  const receivedAt = options.clock.now();
   try {
     const result = await withinTime(
       options.store.insert({
+        ...(addressee.tenant !== undefined && { tenant: addressee.tenant }),
+        verifiedBy: secret.id,
+        // A copy's original arrived after this secret began to overlap with the other (a minute
+        // early: the service may deliver before the new secret is stored and the hold ends).
+        ...(secret.createdAt !== null && { pairAfter: Math.max(receivedAt - PAIR_WINDOW_MS, secret.createdAt - PAIR_SLACK_MS) }),
         deliveryId: delivery.deliveryId,
         event: delivery.event,
         orderId,
         ts: delivery.ts,
         payload: new TextDecoder().decode(body),
         known: isKnownEventName(delivery.event),
-        receivedAt: options.clock.now(),
+        receivedAt,
         displayNumber: text(data?.display_number),
         externalOrderId: text(data?.external_order_id),
         ...(schemaIssues !== null && { schemaIssues }),
@@ -173,6 +192,11 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
     return { status: 503, body: 'inbox store unavailable', outcome: 'unavailable' };
   }
 }
+
+/** The header checks use no secret: this one only satisfies their signature. */
+const HEADERS_ONLY = 'whsec_headers_only';
+/** How long before a tenant's secret was stored its endpoint's copies' originals may have arrived. */
+const PAIR_SLACK_MS = 60_000;
 
 /** The `lastError` of an entry sent to `dead` for its shape: what happened and what to do. */
 function invalidPayloadReason(event: string, issues: readonly string[]): string {

@@ -1,3 +1,4 @@
+import type { IntegrationClient } from '../client.ts';
 import type { Clock } from '../clock.ts';
 import { traceInbox } from '../diagnostics.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
@@ -11,6 +12,13 @@ import type { InboxEntry, InboxEntryWithPayload, InboxStore } from './store.ts';
 export interface InboxHandlerContext {
   /** `X-Service-Delivery-Id` of the entry. */
   deliveryId: string;
+  /** The tenant (merchant) it was received for, in an inbox given `tenants`; `null` in a single-merchant inbox. */
+  tenant: string | null;
+  /**
+   * That tenant's `IntegrationClient` (`tenants.client(tenant)`: its key, its budget), in an inbox
+   * given `tenants`; else the `client` given to `startWorker`, if any.
+   */
+  client: IntegrationClient | undefined;
   /** 1 on the first run, 2 on the next, ... */
   attempt: number;
   /** Aborted on `stop()` after its grace period, when the worker lost the entry's lease, and after `handlerTimeoutMs`. */
@@ -96,6 +104,8 @@ export interface WorkerDeps {
   onLocalStored: (listener: () => void) => () => void;
   /** Runs the retention purge when due. */
   retention: () => Promise<void>;
+  /** A tenant's client (an inbox given `tenants`). */
+  clientOf?: (tenant: string) => IntegrationClient;
 }
 
 const HOUR = 3_600_000;
@@ -269,7 +279,16 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     }
     extend();
     try {
-      const ctx: InboxHandlerContext = { deliveryId: entry.id, attempt, signal, schemaIssues: entry.schemaIssues ?? null, order: () => orderOf(entry, event) };
+      const client = clientFor(entry);
+      const ctx: InboxHandlerContext = {
+        deliveryId: entry.id,
+        tenant: entry.tenant ?? null,
+        client: client as IntegrationClient | undefined,
+        attempt,
+        signal,
+        schemaIssues: entry.schemaIssues ?? null,
+        order: () => orderOf(entry, event, client),
+      };
       await withinTime(Promise.resolve().then(() => handler(event, ctx)), handlerTimeoutMs, clock, () => {
         const error = new HandlerTimeoutError(handlerTimeoutMs);
         controller.abort(error);
@@ -294,16 +313,22 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
     return 'done';
   }
 
-  async function orderOf(entry: InboxEntry, event: WebhookEvent): Promise<Order> {
+  /** The tenant's client (an inbox of many merchants), else the one given to startWorker. */
+  function clientFor(entry: InboxEntry): OrderReader | undefined {
+    if (deps.clientOf && entry.tenant) return deps.clientOf(entry.tenant);
+    return options.client;
+  }
+
+  async function orderOf(entry: InboxEntry, event: WebhookEvent, client: OrderReader | undefined): Promise<Order> {
     if (event.event === 'order.created') return event.data;
     const orderId = entry.orderId;
     if (orderId === null) throw new ConfigurationError(`ctx.order() is only for order events, not ${entry.event}.`);
     const payload = await store.orderCreatedPayload(orderId, tenantOf(entry));
     if (payload !== null) return (JSON.parse(payload) as { data: Order }).data;
-    if (!options.client) {
+    if (!client) {
       throw new ConfigurationError('The inbox holds no order.created for this order: pass { client } to startWorker so that ctx.order() can read it.');
     }
-    return options.client.orders.get(orderId);
+    return client.orders.get(orderId);
   }
 
   const looping = loop().catch((error: unknown) => report(error));

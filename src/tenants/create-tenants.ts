@@ -10,7 +10,7 @@ import type { TenantsContext } from './context.ts';
 import { Credentials } from './credentials.ts';
 import { disconnectTenant } from './disconnect.ts';
 import { tenantFromRecord } from './records.ts';
-import { attachTenantsReceiving } from './receiving.ts';
+import { attachTenantsReceiving, watchedStore } from './receiving.ts';
 import { rekeyTenants } from './rekey.ts';
 import { rotateTenantSecret } from './rotate.ts';
 import { TENANT_STATUSES, type TenantRotationRecord, type TenantStatus, type TenantStore } from './store.ts';
@@ -75,10 +75,14 @@ export function tenantsInternals(tenants: Tenants): TenantsInternals | undefined
  */
 export function createTenants(options: CreateTenantsOptions): Tenants {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError('createTenants needs { store, encryptionKey, baseUrl, webhookUrl }');
-  const { store } = options;
-  if (typeof store?.get !== 'function' || typeof store.beginConnect !== 'function') {
+  if (typeof options.store?.get !== 'function' || typeof options.store.beginConnect !== 'function') {
     throw new ConfigurationError('createTenants needs { store }: sqliteTenantStore({ path }) or postgresTenantStore({ connectionString })');
   }
+  // Receivers in this process forget a tenant's cached secrets as soon as this registry changes them.
+  const secretListeners = new Set<(tenantId: string) => void>();
+  const store = watchedStore(options.store, (tenantId) => {
+    for (const listener of secretListeners) listener(tenantId);
+  });
   if (typeof options.webhookUrl !== 'function') throw new ConfigurationError('createTenants needs { webhookUrl: (tenantId) => url }: where each tenant\'s deliveries go');
   const events = [...(options.events ?? DEFAULT_EVENTS)];
   if (events.length === 0) throw new ConfigurationError('createTenants: events must name at least one event');
@@ -218,6 +222,10 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     },
     markVerified: (tenantId, endpointId, at) => store.markSecretVerified(tenantId, endpointId, at),
     changes: (after, limit) => store.secretChanges(after, limit),
+    subscribe(listener) {
+      secretListeners.add(listener);
+      return () => secretListeners.delete(listener);
+    },
   });
   return tenants;
 }

@@ -18,8 +18,10 @@ export type {
   TenantRecord,
   TenantRotationRecord,
   TenantRotationStep,
+  SecretChanges,
   TenantSecretRecord,
   TenantStatus,
   TenantStore,
 } from './store.ts';
+export { SECRET_CHANGES_KEPT } from './store.ts';
 export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, TenantRotationError, type TenantConnectFailure, type TenantRotationFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';

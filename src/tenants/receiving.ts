@@ -39,6 +39,43 @@ export interface TenantsReceiving {
   markVerified(tenantId: string, endpointId: string, at: number): Promise<boolean>;
   /** See `TenantStore.secretChanges`. */
   changes(after: number, limit: number): Promise<SecretChanges>;
+  /** Tells `listener` at once about each change this registry (this process) makes; returns the unsubscribe. */
+  subscribe(listener: (tenantId: string) => void): () => void;
+}
+
+/** The store methods that change what a receiver accepts for a tenant, and where their tenant id is. */
+const CHANGING: Readonly<Record<string, (args: unknown[]) => unknown>> = {
+  beginConnect: (args) => (args[0] as { id: string }).id,
+  finishConnect: (args) => args[0],
+  putSecret: (args) => (args[0] as { tenantId: string }).tenantId,
+  deleteSecret: (args) => args[0],
+  beginDisconnect: (args) => args[0],
+  finishDisconnect: (args) => args[0],
+  setRotating: (args) => args[0],
+};
+
+/**
+ * The registry's store, telling `changed` after each write that may change what a receiver
+ * accepts for a tenant: receivers in this process forget that tenant at once, not at their next
+ * poll of the numbered changes.
+ */
+export function watchedStore<S extends object>(store: S, changed: (tenantId: string) => void): S {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      const tenantOf = typeof property === 'string' ? CHANGING[property] : undefined;
+      if (!tenantOf) return value.bind(target);
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } finally {
+          const tenantId = tenantOf(args);
+          if (typeof tenantId === 'string') changed(tenantId);
+        }
+      };
+    },
+  });
 }
 
 const TENANTS_RECEIVING = Symbol.for('integration-sdk.tenants.receiving');
