@@ -77,8 +77,7 @@ export function registerActionRoutes(routes: Hono<DashboardEnv>, context: Action
 
   routes.post('/entries/:id/retry', guardAction, async (c) => {
     const id = c.req.param('id');
-    const tenant = tenantOf(c);
-    const retried = tenant === undefined ? await inbox.retry(id) : await source.store.retry(id, source.clock.now(), tenant);
+    const retried = await inbox.retry(id, scoped(c));
     await record(c, 'retry', retried ? `delivery ${id}: back to pending` : `delivery ${id}: not retried (not dead or done)`);
     return redirect(c, `/entries/${encodeURIComponent(id)}?done=${retried ? 'retried' : 'not-retried'}`);
   });
@@ -101,7 +100,7 @@ export function registerActionRoutes(routes: Hono<DashboardEnv>, context: Action
       const flash = stated === '?' ? `Confirm: ${dead} dead now.` : `The count changed since that page: ${dead} dead now.`;
       return page(c, confirmRetryDeadPage({ ...frameOf(c), flash }, dead), 409);
     }
-    const count = tenantOf(c) === undefined ? await inbox.retryDead() : await source.store.retryDead(source.clock.now(), scoped(c));
+    const count = await inbox.retryDead(scoped(c));
     await record(c, 'retry-dead', `${count} dead ${count === 1 ? 'entry' : 'entries'} back to pending (the confirmation page stated ${stated})`);
     return redirect(c, `/?done=retry-dead&n=${count}`);
   });
@@ -167,7 +166,7 @@ export function registerActionRoutes(routes: Hono<DashboardEnv>, context: Action
   // The inbox keeps who acknowledged (`by`); the action log, the dashboard's own, is written here.
   routes.post('/missed/:deliveryId/acknowledge', guardAction, async (c) => {
     const deliveryId = c.req.param('deliveryId');
-    const acknowledged = await inbox.acknowledgeMissed(deliveryId, { by: c.get('actor') });
+    const acknowledged = await inbox.acknowledgeMissed(deliveryId, { by: c.get('actor'), ...scoped(c) });
     await record(c, 'acknowledge-missed', acknowledged > 0 ? `missed delivery ${deliveryId}: acknowledged` : `missed delivery ${deliveryId}: not acknowledged (no open miss has that id)`);
     return redirect(c, `/?done=${acknowledged > 0 ? 'acknowledged' : 'not-acknowledged'}#missed-title`);
   });

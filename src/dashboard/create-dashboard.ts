@@ -303,9 +303,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   // On a tenant's pages, that tenant's entry (a delivery id is unique per tenant).
   const entryOf = async (c: Context<Env>, id: string) => {
-    await source.ready();
     const tenant = tenantOf(c);
-    return tenant === undefined ? inbox.entry(id) : source.store.get(id, tenant);
+    return inbox.entry(id, tenant === undefined ? undefined : { tenant });
   };
 
   routes.get('/entries/:id', async (c) => {

@@ -162,9 +162,8 @@ export function weekStart(now: number): number {
 }
 
 /** The open missed deliveries, of one tenant's endpoints when `tenant` is given. */
-export async function openMissed(inbox: Inbox, tenant: string | undefined): Promise<MissedRecord[]> {
-  const missed = await inbox.missed();
-  return tenant === undefined ? missed : missed.filter((each) => each.tenant === tenant);
+export function openMissed(inbox: Inbox, tenant: string | undefined): Promise<MissedRecord[]> {
+  return inbox.missed(tenant === undefined ? {} : { tenant });
 }
 
 /** The overview: of every tenant's entries, or of `tenant`'s (the activity and the action log are always the whole inbox's). */

@@ -104,13 +104,18 @@ async function ensureEndpoint(context: TenantsContext, client: IntegrationClient
   return { id: created.id, registeredNow: true };
 }
 
-/** Deletes an endpoint at the service (gone already counts), then its secret. */
-export async function removeEndpoint(context: TenantsContext, client: IntegrationClient, id: string, endpointId: string): Promise<void> {
+/** Deletes an endpoint at the service; one already gone counts as deleted. */
+export async function deleteAtService(client: IntegrationClient, endpointId: string): Promise<void> {
   try {
     await client.webhooks.delete(endpointId);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
+}
+
+/** Deletes an endpoint at the service (gone already counts), then its secret. */
+export async function removeEndpoint(context: TenantsContext, client: IntegrationClient, id: string, endpointId: string): Promise<void> {
+  await deleteAtService(client, endpointId);
   await context.store.deleteSecret(id, endpointId);
 }
 

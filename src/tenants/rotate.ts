@@ -2,13 +2,15 @@
  * `tenants.rotateWebhookSecret(id)` (tenants.md, "Rotating a webhook secret"). The service has no
  * rotate route, so a secret is replaced by running two endpoints side by side:
  *
- * 1. `registering` is recorded, then a second endpoint is registered at the tenant's URL with the
- *    old one's events, and its secret stored (sealed) at once: the tenant has two secrets;
+ * 1. `registering` is recorded (the tenant is `rotatingSince`: receivers hold what they cannot
+ *    verify), and once every receiver can have seen it, a second endpoint is registered at the
+ *    tenant's URL with the old one's events, and its secret stored (sealed) at once: the tenant has
+ *    two secrets;
  * 2. `verifying` is recorded, then `webhooks.test` goes to the new endpoint, and the rotation waits
  *    (up to 60 s) until a receiver verified it with the new secret or the delivery log shows it
  *    delivered;
  * 3. `retiring` is recorded and the tenant's endpoint becomes the new one; the old endpoint is
- *    deleted at the service, then its secret; the record goes.
+ *    deleted at the service, then (a second later) its secret; the record goes.
  *
  * Each step is recorded before its external call and can be done again, so a second call
  * completes one that failed or whose process died: an endpoint at the URL whose secret was never
@@ -18,11 +20,12 @@
  * (the new endpoint may deliver before its secret is stored).
  */
 import type { IntegrationClient } from '../client.ts';
+import { sleep } from '../clock.ts';
 import { WebhookLimitReachedError } from '../errors/index.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import { TenantNotFoundError, TenantRotationError } from '../errors/tenant-errors.ts';
 import type { SubscribableEvent, WebhookEndpoint } from '../schemas/index.ts';
-import { normalised, removeEndpoint, withoutQuery } from './connect.ts';
+import { deleteAtService, normalised, removeEndpoint, withoutQuery } from './connect.ts';
 import { endpointUrl, type TenantsContext } from './context.ts';
 import { tenantFromRecord } from './records.ts';
 import { awaitTestDelivery, describeLastAttempt } from './rotate-verify.ts';
@@ -33,6 +36,14 @@ import type { Tenant } from './types.ts';
 
 /** Step 2's wait, as the contract sets it. */
 export const ROTATION_VERIFY_MS = 60_000;
+/**
+ * How long a rotation is announced (`rotatingSince`) before its second endpoint is registered: two
+ * polls of a receiver in another process (`createInbox({ tenants })` reads the registry's changes
+ * every second).
+ */
+export const ANNOUNCE_MS = 2000;
+/** How long the old secret outlives its endpoint's deletion. */
+export const RETIRE_GRACE_MS = 1000;
 
 /** What a rotation needs beyond the registry's context. */
 export interface RotationDeps {
@@ -56,6 +67,9 @@ export async function rotateTenantSecret(context: TenantsContext, id: string, de
     rotation = await store.beginRotation(id, record.endpointId, clock.now());
   }
   if (rotation.step === 'registering') {
+    // Receivers in other processes learn of the rotation at their next poll of the registry's
+    // changes: only then do they hold a delivery signed with a secret they have not read yet.
+    await sleep(clock, Math.max(0, rotation.startedAt + ANNOUNCE_MS - clock.now()));
     const newEndpointId = await registerSecondEndpoint(context, deps.client, id, rotation);
     rotation = await advance(context, id, 'verifying', newEndpointId);
   }
@@ -83,7 +97,14 @@ export async function rotateTenantSecret(context: TenantsContext, id: string, de
   // Step 3: deliveries go to the new endpoint from now on; the old one goes, then its secret.
   const moved = await store.finishConnect(id, newEndpointId, clock.now());
   if (moved === null) throw new TenantNotFoundError(id, 'disconnected');
-  if (rotation.oldEndpointId !== newEndpointId) await removeEndpoint(context, deps.client, id, rotation.oldEndpointId);
+  if (rotation.oldEndpointId !== newEndpointId) {
+    await deleteAtService(deps.client, rotation.oldEndpointId);
+    // An attempt the old endpoint sent just before the deletion may still be on its way: its
+    // secret stays a moment longer, so that the receiver verifies it (its event also came through
+    // the new endpoint: the inbox runs it once).
+    await sleep(clock, RETIRE_GRACE_MS);
+    await store.deleteSecret(id, rotation.oldEndpointId);
+  }
   await store.finishRotation(id);
   return tenantFromRecord((await store.get(id)) ?? moved);
 }
