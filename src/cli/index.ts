@@ -207,6 +207,7 @@ program
   .description('serve the operator\'s dashboard over an inbox store, on 127.0.0.1 with a one-time sign-in link')
   .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
   .option('--state <location>', 'sync state: a SQLite file or a Postgres URL (the sync panel)')
+  .option('--tenants <location>', 'tenants store: a SQLite file or a Postgres URL (the Tenants page and a tenant filter; default: INTEGRATION_TENANTS; key from INTEGRATION_TENANTS_KEY)')
   .option('--port <n>', 'TCP port', integer('--port', 0, 65535), 4545)
   .option('--bind <address>', 'listen address (default 127.0.0.1); another one needs --token-file or DASHBOARD_TOKEN')
   .option('--token-file <path>', 'read the sign-in token from this file (default: DASHBOARD_TOKEN, else a random one-time token)')
