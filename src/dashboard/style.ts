@@ -24,6 +24,7 @@ form.tenant-filter button { background: transparent; border-color: #e5e7eb; colo
 form.tenant-filter a { color: #fff; }
 .tenant-key_invalid { color: var(--bad); font-weight: 700; }
 .tenant-active { color: var(--ok); }
+#tenants td:first-child { white-space: nowrap; }
 form.sign-out button { background: transparent; border-color: #e5e7eb; color: #fff; min-height: 0; padding: .15rem .6rem; font-size: .875rem; }
 .sign-in { max-width: 40rem; }
 .run-ok { color: var(--ok); font-weight: 600; }
