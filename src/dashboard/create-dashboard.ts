@@ -28,11 +28,9 @@ import { payloadForDisplay, payloadView } from './personal-data.ts';
 import { entriesPage, entryPage, messagePage, overviewPage, servicePage, syncPage, type PageFrame } from './pages.ts';
 import { linkUsedPage, signInPage } from './sign-in-pages.ts';
 import { STYLESHEET } from './style.ts';
-import { scopeOf, scopeProblem, tenantBase, withPath } from './tenant-scope.ts';
-import { createTenantsReader } from './tenants-data.ts';
-import { tenantsPage } from './tenants-page.ts';
+import { registerTenantRoutes } from './tenant-routes.ts';
+import { scopeOf, tenantBase, withPath } from './tenant-scope.ts';
 import { tenantsInternals } from '../tenants/create-tenants.ts';
-import { tenantIdProblem } from '../tenants/tenant-id.ts';
 import type { Tenants } from '../tenants/types.ts';
 
 /** Options of {@link createDashboard}. */
@@ -142,7 +140,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   }
   const readOnly = options.readOnly === true;
   const activity = createActivityReader(source);
-  const tenantsReader = tenants ? createTenantsReader(tenants, source) : undefined;
   // The week's buckets are counted once, from now, rather than on the first operator's page load.
   void source.ready().then(
     () => activity.prefetch(source.clock.now(), weekStart(source.clock.now())),
@@ -240,15 +237,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     await next();
   };
   routes.use('*', authenticate);
-  // A tenant's pages (`<base>/t/<tenant>/…`, taken off the path before the routes): one the registry holds.
-  routes.use('*', async (c, next) => {
-    const tenant = (c.env as { tenant?: unknown } | undefined)?.tenant;
-    if (typeof tenant !== 'string') return next();
-    const problem = await scopeProblem(tenants, tenant);
-    if (problem !== undefined) return page(c, messagePage({ base }, 'No such tenant', problem), 404);
-    c.set('tenant', tenant);
-    await next();
-  });
+  registerTenantRoutes(routes, { base, tenants, source, frameOf, page });
   registerActionRoutes(routes, { readOnly, inbox, source, auth, activity, frameOf, page, tenantOf, clientFor });
 
   routes.get('/', async (c) => {
@@ -256,19 +245,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const service = clientFor(c);
     const [overview, view] = await Promise.all([readOverview(source, activity, inbox, tenant), service ? readService(service, inbox, 50, tenant) : undefined]);
     return page(c, overviewPage(frameOf(c), overview, view));
-  });
-
-  routes.get('/tenants', async (c) => {
-    if (!tenantsReader || tenantOf(c) !== undefined) return page(c, messagePage(frameOf(c), 'No tenants page', 'This dashboard was created without tenants.'), 404);
-    const after = c.req.query('after') || undefined;
-    if (after !== undefined && tenantIdProblem(after) !== null) return page(c, messagePage(frameOf(c), 'Bad page', 'after must be a tenant id.'), 400);
-    return page(c, tenantsPage(frameOf(c), await tenantsReader.read(after), after));
-  });
-
-  // The header's tenant filter: a tenant's pages, or (empty) every tenant's.
-  routes.get('/tenant', (c) => {
-    const tenant = c.req.query('tenant')?.trim() ?? '';
-    return c.redirect(tenant === '' ? `${base}/` : `${tenantBase(base, tenant)}/`, 303);
   });
 
   const entriesQuery = (c: Context<Env>, api: boolean): EntriesQuery | string => {
