@@ -8,6 +8,7 @@ import { cliFigure } from './figures/cli.ts';
 import { dashboardFigure } from './figures/dashboard.ts';
 import { healthFigure } from './figures/health.ts';
 import { inboxFigure } from './figures/inbox.ts';
+import { inboxTenantsFigure } from './figures/inbox-tenants.ts';
 import { otelFigure } from './figures/otel.ts';
 import { rateFigure } from './figures/rate.ts';
 import { sharedRateFigure } from './figures/shared-rate.ts';
@@ -22,7 +23,7 @@ import { machine } from './lib/machine.ts';
 import { table } from './lib/table.ts';
 
 // Cheap and CPU-bound first; the long, mostly idle rate run last.
-const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure, syncFigure, tenantsFigure, tenantsBudgetFigure];
+const FIGURES: Figure[] = [sizeFigure, verifyFigure, healthFigure, otelFigure, bulkFigure, streamFigure, cliFigure, rateFigure, sharedRateFigure, inboxFigure, dashboardFigure, syncFigure, tenantsFigure, tenantsBudgetFigure, inboxTenantsFigure];
 // The ids results.json promises, in the order issue 5 lists them.
 const FIGURE_IDS = [
   'verify_2kb_x_floor', 'verify_64kb_x_floor', 'verify_2kb_x_stripe', 'verify_64kb_x_stripe',
@@ -40,6 +41,9 @@ const FIGURE_IDS = [
   'tenants_memory_kb_per_tenant', 'tenants_memory_x_client',
   'tenants_budget_1p_wait_p50_ms', 'tenants_budget_1p_wait_p95_ms', 'tenants_budget_1p_fcfs_wait_p95_ms', 'tenants_budget_1p_used_pct', 'tenants_budget_1p_429_after_first_s',
   'tenants_budget_4p_wait_p50_ms', 'tenants_budget_4p_wait_p95_ms', 'tenants_budget_4p_fcfs_wait_p95_ms', 'tenants_budget_4p_used_pct', 'tenants_budget_4p_429_after_first_s',
+  'inbox_tenants_receive_x_one', 'inbox_tenants_received_per_s',
+  'inbox_fair_busy_between_max_sqlite', 'inbox_fair_quiet_ms_sqlite', 'inbox_fair_quiet_x_idle_sqlite',
+  'inbox_fair_busy_between_max_postgres', 'inbox_fair_quiet_ms_postgres', 'inbox_fair_quiet_x_idle_postgres',
 ];
 
 function selected(): Figure[] {

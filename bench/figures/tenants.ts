@@ -1,7 +1,7 @@
 // Figure: memory per connected tenant in one process (docs/tenants.md, "Scale"): 10,000 tenants
-// connected against the sandbox (in its own process) and passed to client(), against the retained
-// size of one plain IntegrationClient measured in the same process. Receiving one delivery per
-// tenant joins the steps with issue 28 (the worker's `steps` argument).
+// connected against the sandbox (in its own process), passed to client() and each having received
+// one delivery through an inbox given the registry, against the retained size of one plain
+// IntegrationClient measured in the same process.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import type { Figure, FigureResult } from '../lib/figure.ts';
 import { round } from '../lib/stats.ts';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 10_000);
-const STEPS = 'connect,client';
+const STEPS = 'connect,client,deliver';
 /** docs/tenants.md: under 50 KB per tenant. */
 const TARGET_KB = 50;
 

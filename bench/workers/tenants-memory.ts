@@ -1,20 +1,24 @@
 // Memory per tenant as docs/tenants.md defines it: (heapUsed + external) after a GC with N connected
-// tenants, each put through `steps`, minus the same before createTenants, divided by N. Steps today:
-// `connect` (against the sandbox), `client` (tenants.client(id) and one health() through it);
-// receiving one delivery per tenant is the next step to add (issue 28: `deliver`).
+// tenants, each put through `steps`, minus the same before createTenants, divided by N. Steps:
+// `connect` (against the sandbox), `client` (tenants.client(id) and one health() through it),
+// `deliver` (one signed delivery per tenant received by an inbox given the registry, in this
+// process: its secrets read and cached, its entry stored).
 // The baseline in the same process: the retained size of one plain IntegrationClient.
 // argv: sandbox url, receiver url, keys file, store file, steps (comma-separated).
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { IntegrationClient } from 'integration-sdk';
+import { createInbox } from 'integration-sdk/inbox';
+import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { createTenants } from 'integration-sdk/tenants';
 import { sqliteTenantStore } from 'integration-sdk/tenants/sqlite';
+import { signWebhook } from 'integration-sdk/webhooks';
+import { inBatches, secretRecorder, UNLIMITED } from '../lib/tenants-connect.ts';
 
 const [url = '', receiverUrl = '', keysFile = '', storePath = '', stepsArg = 'connect,client'] = process.argv.slice(2);
 const keys = JSON.parse(readFileSync(keysFile, 'utf8')) as string[];
 const steps = new Set(stepsArg.split(','));
 const gc = (globalThis as { gc?: () => void }).gc!;
-const CONCURRENCY = 16;
 
 async function settled(): Promise<number> {
   for (let i = 0; i < 3; i++) {
@@ -26,37 +30,37 @@ async function settled(): Promise<number> {
   return usage.heapUsed + usage.external;
 }
 
-async function inBatches(ids: string[], work: (id: string, index: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < ids.length) {
-      const index = next++;
-      await work(ids[index]!, index);
-    }
-  }));
-}
-
 // Baseline: plain clients held in an array.
 const plainBefore = await settled();
 const plain = Array.from({ length: 1000 }, (_, i) => new IntegrationClient({ apiKey: keys[i % keys.length]!, baseUrl: url }));
 const plainBytes = ((await settled()) - plainBefore) / plain.length;
 plain.length = 0;
 
+const recorder = secretRecorder();
 const before = await settled();
 const tenants = createTenants({
   store: sqliteTenantStore({ path: storePath }),
   encryptionKey: randomBytes(32).toString('base64'),
   baseUrl: url,
   webhookUrl: (id) => `${receiverUrl}/integration/${id}`,
-  // The budget is not what is measured: wide enough never to wait.
-  keyBudget: { requestsPerMinute: 1e9, burst: 1e9 },
-  egress: { requestsPerMinute: 1e9, burst: 1e9 },
+  clientOptions: { fetch: recorder.fetch },
+  ...UNLIMITED,
 });
 const ids = keys.map((_, i) => `tenant-${i}`);
 const started = performance.now();
 if (steps.has('connect')) await inBatches(ids, (id, i) => tenants.connect(id, { apiKey: keys[i]! }));
 const connectS = (performance.now() - started) / 1000;
 if (steps.has('client')) await inBatches(ids, (id) => tenants.client(id).health());
+const inbox = steps.has('deliver') ? createInbox({ tenants, store: sqliteStore({ path: `${storePath}.inbox` }) }) : undefined;
+if (inbox) {
+  await inBatches(ids, async (id, index) => {
+    const { body, headers } = signWebhook({ payload: { event: 'webhook.test', data: {} }, secret: recorder.secrets.get(id)!, deliveryId: `memory-${index}` });
+    const answer = await inbox.handler(new Request(`http://receiver.invalid/webhooks/integration/${id}`, { method: 'POST', headers, body }));
+    if (answer.status !== 200) throw new Error(`delivery to ${id} answered ${answer.status}`);
+  });
+}
+// The figure's scaffolding, not the tenants': the secrets as the service showed them.
+recorder.secrets.clear();
 const after = await settled();
 console.log(JSON.stringify({
   tenants: ids.length,
@@ -66,4 +70,5 @@ console.log(JSON.stringify({
   connectS,
   heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20,
 }));
+await inbox?.close();
 await tenants.close();

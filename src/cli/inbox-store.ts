@@ -1,8 +1,10 @@
 // Opens the inbox store named by `--store` or INTEGRATION_INBOX_STORE: a SQLite file, or a Postgres
 // URL (which may carry a password, hence the environment variable). The CLI reads and retries
 // entries through the store itself: it verifies no deliveries, so it needs no webhook secret.
+import { InvalidArgumentError } from 'commander';
 import type { InboxStore } from '../inbox/index.ts';
 import { nodeSqliteAvailable, sqliteNodeRequirement } from '../storage/sqlite.ts';
+import { tenantIdProblem } from '../tenants/tenant-id.ts';
 import { UsageError } from './config.ts';
 
 /** A store this Node cannot open (a SQLite file before Node 22.13): the command cannot run, whatever its arguments. */
@@ -40,4 +42,11 @@ export async function openStore(location: string): Promise<InboxStore> {
   const store = sqliteStore({ path: location });
   await store.migrate();
   return store;
+}
+
+/** `--tenant <id>`: a tenant id as the registry takes them, else the rule it breaks. */
+export function tenantOption(value: string): string {
+  const problem = tenantIdProblem(value);
+  if (problem !== null) throw new InvalidArgumentError(`--tenant ${problem}.`);
+  return value;
 }

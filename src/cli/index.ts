@@ -8,6 +8,7 @@ import { formatChecks, runDoctor } from './doctor.ts';
 import { doctorChecks } from './doctor-tenants.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
+import { tenantOption } from './inbox-store.ts';
 import { DELIMITER_NAMES } from './csv-input.ts';
 import { push, type PushClient, type PushOptions } from './push.ts';
 import type { DashboardCommandOptions } from './dashboard.ts';
@@ -180,11 +181,13 @@ for (const [action, description] of [
   if (action === 'retry') sub.argument('<delivery_id>');
   sub
     .option('--store <location>', 'SQLite file or Postgres URL (default: INTEGRATION_INBOX_STORE)')
+    .option('--tenant <id>', "only this tenant's entries (an inbox of many merchants)", tenantOption)
     .option('--json', 'print JSON')
-    .addHelpText('after', `\nExample:\n  integration-sdk inbox ${action}${action === 'retry' ? ' 7f9c...' : ''} --store ./integration-inbox.db`)
+    .addHelpText('after', `\nExample:\n  integration-sdk inbox ${action}${action === 'retry' ? ' 7f9c...' : ''} --store ./integration-inbox.db${action === 'retry' ? '' : ' --tenant loja-42'}`)
     .action(run(async (...args: unknown[]) => {
-      const [id, options] = action === 'retry' ? [args[0] as string, args[1] as { store?: string; json?: boolean }] : [undefined, args[0] as { store?: string; json?: boolean }];
-      return service.inboxCommand(action, options.store, id, options.json);
+      type Options = { store?: string; json?: boolean; tenant?: string };
+      const [id, options] = action === 'retry' ? [args[0] as string, args[1] as Options] : [undefined, args[0] as Options];
+      return service.inboxCommand(action, options.store, id, options.json, options.tenant);
     }));
 }
 

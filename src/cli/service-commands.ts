@@ -103,15 +103,16 @@ export async function webhooksDelete(client: IntegrationClient, id: string, json
  * Every dead entry, oldest first, a page at a time. Through the store's `page` when it has one
  * (both shipped stores do): its rows carry the order's display number, `list`'s do not.
  */
-async function allDead(inbox: InboxStore): Promise<InboxEntry[]> {
+async function allDead(inbox: InboxStore, tenant: string | undefined): Promise<InboxEntry[]> {
   const entries: InboxEntry[] = [];
+  const mine = tenant === undefined ? {} : { tenant };
   if (inbox.page) {
-    for (let page = await inbox.page({ status: 'dead', limit: PAGE }); ; page = await inbox.page({ status: 'dead', limit: PAGE, before: entries.at(-1)! })) {
+    for (let page = await inbox.page({ status: 'dead', limit: PAGE, ...mine }); ; page = await inbox.page({ status: 'dead', limit: PAGE, before: entries.at(-1)!, ...mine })) {
       entries.push(...page);
       if (page.length < PAGE) return entries.reverse(); // pages come newest first
     }
   }
-  for (let page = await inbox.list({ status: 'dead', limit: PAGE }); ; page = await inbox.list({ status: 'dead', limit: PAGE, after: entries.at(-1)! })) {
+  for (let page = await inbox.list({ status: 'dead', limit: PAGE, ...mine }); ; page = await inbox.list({ status: 'dead', limit: PAGE, after: entries.at(-1)!, ...mine })) {
     entries.push(...page);
     if (page.length < PAGE) return entries;
   }
@@ -119,32 +120,36 @@ async function allDead(inbox: InboxStore): Promise<InboxEntry[]> {
 
 const PAGE = 1000;
 
-/** `inbox stats | dead | retry <id> | retry-dead`; exit 1 when dead entries remain or a retry found nothing. */
-export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-dead', store: string | undefined, deliveryId: string | undefined, json?: boolean): Promise<number> {
+/**
+ * `inbox stats | dead | retry <id> | retry-dead [--tenant <id>]`; exit 1 when dead entries remain or
+ * a retry found nothing. With `--tenant`, one tenant's entries of an inbox of many merchants.
+ */
+export async function inboxCommand(action: 'stats' | 'dead' | 'retry' | 'retry-dead', store: string | undefined, deliveryId: string | undefined, json?: boolean, tenant?: string): Promise<number> {
   const inbox = await openStore(storeLocation(store));
   try {
     const now = Date.now();
+    const mine = tenant === undefined ? undefined : { tenant };
     if (action === 'stats') {
-      const counts = await inbox.stats(now);
+      const counts = await inbox.stats(now, mine);
       // As inbox.stats(): `missed` once an `inbox reconcile` has run.
-      const missed = await currentMissed(inbox);
+      const missed = await currentMissed(inbox, tenant);
       const stats = missed === undefined ? counts : { ...counts, missed: missed.length };
       // People read snake_case names, as on the wire and everywhere else the CLI prints; --json keeps the store's.
       print(json, stats, () => Object.entries(stats).map(([k, v]) => `${snakeCase(k).padEnd(22)} ${v}`).join('\n'));
       return stats.dead > 0 ? 1 : 0;
     }
     if (action === 'dead') {
-      const dead = await allDead(inbox);
+      const dead = await allDead(inbox, tenant);
       const rows = dead.map((e) => ({ deliveryId: e.id, event: e.event, orderId: e.orderId, displayNumber: e.displayNumber ?? null, attempts: e.attempts, lastError: e.lastError, receivedAt: new Date(e.receivedAt).toISOString() }));
       print(json, rows, () => table(dead, DEAD_COLUMNS, terminalWidth()));
       return dead.length > 0 ? 1 : 0;
     }
     if (action === 'retry') {
-      const done = await inbox.retry(deliveryId ?? '', now);
+      const done = await inbox.retry(deliveryId ?? '', now, tenant);
       print(json, { retried: done, delivery_id: deliveryId }, () => (done ? `Delivery ${deliveryId} is pending again.` : `No dead or done entry ${deliveryId} with its payload: nothing to retry.`));
       return done ? 0 : 1;
     }
-    const count = await inbox.retryDead(now);
+    const count = await inbox.retryDead(now, mine);
     print(json, { retried: count }, () => `${count === 1 ? '1 dead entry is' : `${count} dead entries are`} pending again.`);
     return 0;
   } finally {

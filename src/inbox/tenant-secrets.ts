@@ -4,7 +4,7 @@
  * once when the registry of this process changes them (it tells its receivers), and within one poll
  * (`SECRETS_POLL_MS`) when another process's does: each process reads the registry's numbered
  * changes (`TenantStore.secretChanges`) and forgets the tenants they name. A delivery no
- * cached secret verifies reads its tenant again (at most once a second per tenant), so a secret
+ * cached secret verifies reads its tenant again (at most ten times a second per tenant), so a secret
  * added a moment ago is found without waiting for the poll.
  */
 import type { Clock } from '../clock.ts';
@@ -14,8 +14,8 @@ import type { Addressee, KnownSecret } from './delivery-secrets.ts';
 
 /** How often each process asks the registry which tenants' secrets changed. */
 export const SECRETS_POLL_MS = 1000;
-/** The least time between two reads of one tenant forced by deliveries its secrets did not verify. */
-export const FORCED_READ_EVERY_MS = 1000;
+/** The least time between two reads of one tenant forced by deliveries its secrets did not verify (forged requests cannot flood the registry). */
+export const FORCED_READ_EVERY_MS = 100;
 /** Changes are read again this far below the last one seen: Postgres may commit numbers out of order. */
 const CHANGES_LAG = 100;
 const CHANGES_PAGE = 1000;
@@ -64,7 +64,7 @@ export class TenantSecretsCache {
 
   /**
    * The tenant read again, after a delivery its cached secrets did not verify (or, `force`, while a
-   * held delivery waits for a rotation's new secret); not more than once a second otherwise.
+   * held delivery waits for a rotation's new secret); not more than every FORCED_READ_EVERY_MS otherwise.
    */
   async reread(tenant: string, force = false): Promise<CachedTenant> {
     const found = this.#entries.get(tenant);

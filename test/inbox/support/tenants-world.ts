@@ -2,7 +2,7 @@
 // file, and one inbox receiving every tenant's deliveries at /webhooks/integration/<tenant> over a
 // real socket. Everything is closed after the test.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import type { Clock } from 'integration-sdk';
@@ -33,6 +33,8 @@ export interface TenantsWorld {
   seal(tenantId: string, endpointId: string, secret: string): string;
   /** Another registry on the same database, as another process would have. */
   otherRegistry(): Tenants;
+  /** Answers requests in its own way (a receiver that is down for one tenant), handing the rest to the inbox. */
+  intercept(answer: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined): void;
 }
 
 export async function tenantsWorld(
@@ -40,9 +42,11 @@ export async function tenantsWorld(
 ): Promise<TenantsWorld> {
   const sandbox = await startSandbox({ timeScale: 0.001, merchants: Array.from({ length: options.merchants ?? 3 }, () => ({})), ...options.sandbox });
   const answers: TenantsWorld['answers'] = [];
-  let listener: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = (_req, res) => res.writeHead(503).end();
+  let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
+  let intercept: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const server = createServer((req, res) => {
     res.on('finish', () => answers.push({ path: req.url ?? '', status: res.statusCode }));
+    if (intercept?.(req, res)) return;
     listener(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,6 +78,9 @@ export async function tenantsWorld(
     webhookUrl,
     answers,
     seal: (tenantId, endpointId, secret) => credentials.sealSecret(tenantId, endpointId, secret),
+    intercept(answer) {
+      intercept = answer;
+    },
     otherRegistry() {
       const other = createTenants({ store: sqliteTenantStore({ path }), encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0 } });
       onCleanup(() => other.close());

@@ -1,0 +1,70 @@
+// inbox.reconcile({ tenants, maxReads }) (issue 28): every active tenant's stale orders read back
+// through its own client within one shared budget, least recently reconciled tenant first, a report
+// per tenant, and `missed` counted on each tenant's own endpoints. Against the sandbox's merchants.
+import { describe, expect, it } from 'vitest';
+import { tenantsWorld } from './support/tenants-world.ts';
+
+async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+describe('inbox.reconcile({ tenants })', () => {
+  it("recovers each tenant's missed status change under that tenant and lists its missed deliveries on its own endpoint", async () => {
+    // Time at the service's pace: a delivery answered 503 is retried a minute later, after the test.
+    const world = await tenantsWorld({ merchants: 2, sandbox: { timeScale: 1 } });
+    const merchants = world.sandbox.merchants;
+    await world.tenants.connect('loja-a', { apiKey: merchants[0]!.keys[0]!.apiKey });
+    await world.tenants.connect('loja-b', { apiKey: merchants[1]!.keys[0]!.apiKey });
+    const orderA = world.sandbox.createOrder({ store_id: merchants[0]!.storeIds[0]! });
+    const orderB = world.sandbox.createOrder({ store_id: merchants[1]!.storeIds[0]! });
+    await world.sandbox.idle();
+    // loja-b's receiver is down: its status change is not stored.
+    world.intercept((req, res) => (req.url?.endsWith('/loja-b') ? (res.writeHead(503).end(), true) : false));
+    world.sandbox.setOrderStatus(orderA.order_id, 'preparing');
+    world.sandbox.setOrderStatus(orderB.order_id, 'dispatched');
+    world.sandbox.createOrder({ store_id: merchants[1]!.storeIds[0]! });
+    await expect.poll(() => world.sandbox.deliveries().filter((delivery) => delivery.status !== 'delivered').length).toBe(2);
+    world.intercept(undefined);
+
+    const report = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 100 });
+    expect(report.tenants.map((each) => each.tenant).sort()).toEqual(['loja-a', 'loja-b']);
+    const [a, b] = ['loja-a', 'loja-b'].map((id) => report.tenants.find((each) => each.tenant === id)!);
+    expect(a).toMatchObject({ ordersChecked: 1, statusChanges: 0, missed: [], endpointIds: [(await world.tenants.get('loja-a'))!.endpointId], endpointsGuessed: false });
+    const endpointB = (await world.tenants.get('loja-b'))!.endpointId!;
+    expect(b).toMatchObject({ ordersChecked: 1, statusChanges: 1, endpointIds: [endpointB], endpointsGuessed: false });
+    expect(b!.newMissed).toHaveLength(2);
+    // The status change is recovered by reading its order back; the order.created stays open.
+    expect(b!.recovered).toMatchObject([{ event: 'order.status_changed', status: 'retrying', endpointId: endpointB }]);
+    expect(b!.missed).toMatchObject([{ event: 'order.created', status: 'retrying', endpointId: endpointB }]);
+    expect(world.sandbox.deliveries({ event: 'order.created' }).find((delivery) => delivery.id === b!.missed[0]!.deliveryId)).toBeDefined();
+    expect(report.missed.map((missed) => missed.tenant)).toEqual(['loja-b']);
+    expect(report.reads).toBe(2 * 3); // each tenant: its endpoints' list, its endpoint's log, its one known order
+
+    // The recovered change is loja-b's alone, ready for its handlers.
+    const recovered = (await all(world.inbox.entries({ tenant: 'loja-b' }))).filter((entry) => entry.event === 'order.status_changed');
+    expect(recovered).toMatchObject([{ orderId: orderB.order_id, status: 'pending', tenant: 'loja-b' }]);
+    expect((await all(world.inbox.entries({ tenant: 'loja-a' }))).filter((entry) => entry.orderId === orderB.order_id)).toEqual([]);
+    expect(await world.inbox.stats({ tenant: 'loja-b' })).toMatchObject({ missed: 1 });
+    expect((await world.inbox.missed({ tenant: 'loja-a' })).length).toBe(0);
+  });
+
+  it('shares one budget across tenants, least recently reconciled first, and goes on with the others next call', async () => {
+    const world = await tenantsWorld({ merchants: 3, sandbox: { timeScale: 1 } });
+    const ids = ['loja-a', 'loja-b', 'loja-c'];
+    for (const [index, id] of ids.entries()) {
+      await world.tenants.connect(id, { apiKey: world.sandbox.merchants[index]!.keys[0]!.apiKey });
+      world.sandbox.createOrder({ store_id: world.sandbox.merchants[index]!.storeIds[0]! });
+    }
+    await world.sandbox.idle();
+    // A tenant's turn costs 3 reads here (its endpoints, its log, its one order): 7 reach two tenants.
+    const first = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 7 });
+    expect(first.tenants.map((each) => each.tenant)).toEqual(['loja-a', 'loja-b']);
+    expect(first).toMatchObject({ reads: 6, notReached: 1 });
+    const second = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 7 });
+    expect(second.tenants.map((each) => each.tenant)).toEqual(['loja-c', 'loja-a']);
+    const third = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 3 });
+    expect(third.tenants.map((each) => each.tenant)).toEqual(['loja-b']);
+  });
+});
