@@ -16,8 +16,7 @@ import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
 import type { Sync, SyncRunRecord } from 'integration-sdk/sync';
 import { api } from '../sandbox/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
-import { tenantsWorld } from '../inbox/support/tenants-world.ts';
-import { rejectionOf } from '../e2e/helpers.ts';
+import { merchantsInbox } from './tenants-support.ts';
 import { listen, TOKEN, waitFor } from './support.ts';
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
@@ -270,25 +269,7 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
   });
 
   it('given tenants: the Tenants page lists a refused key first, and the header filter scopes the pages to one tenant', async () => {
-    const world = await tenantsWorld({ merchants: 3 });
-    const ids = ['loja-centro', 'loja-norte', 'loja-sul'];
-    for (const [index, id] of ids.entries()) await world.tenants.connect(id, { apiKey: world.sandbox.merchants[index]!.keys[0]!.apiKey });
-    for (const [index, count] of [3, 1, 2].entries()) for (let n = 0; n < count; n++) world.sandbox.createOrder({ store_id: world.sandbox.merchants[index]!.storeIds[0]! });
-    await world.sandbox.idle();
-    const worker = world.inbox.startWorker({
-      maxAttempts: 1,
-      pollMs: 20,
-      handlers: {
-        'order.created': async (_event, ctx) => {
-          if (ctx.tenant === 'loja-sul') throw new Error('ERP refused the order: store not mapped');
-        },
-        'webhook.test': async () => {},
-      },
-    });
-    await waitFor(() => world.inbox.stats(), (stats) => stats.pending + stats.processing === 0 && stats.dead === 2);
-    await worker.stop();
-    world.sandbox.revokeKey(world.sandbox.merchants[1]!.keys[0]!.apiKey);
-    await rejectionOf(world.tenants.client('loja-norte').health());
+    const world = await merchantsInbox({ ids: ['loja-centro', 'loja-norte', 'loja-sul'], orders: [3, 1, 2], failing: 'loja-sul', revoked: 'loja-norte' });
     const server = await listen(createDashboard({ inbox: world.inbox, tenants: world.tenants, auth: { token: TOKEN }, basePath: '/integration' }).node);
     servers.push(server);
     const base = `${server.url}/integration`;

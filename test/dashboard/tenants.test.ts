@@ -4,12 +4,11 @@
 // (every page, its entries, counts, actions and service panel, scoped to one tenant).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from 'integration-sdk/dashboard';
-import type { InboxWorker } from 'integration-sdk/inbox';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
-import { rejectionOf } from '../e2e/helpers.ts';
 import { sqliteInbox } from '../inbox/support/inbox-fixture.ts';
-import { tenantsWorld, type TenantsWorld } from '../inbox/support/tenants-world.ts';
-import { csrfOf, TOKEN, waitFor } from './support.ts';
+import type { TenantsWorld } from '../inbox/support/tenants-world.ts';
+import { csrfOf, TOKEN } from './support.ts';
+import { merchantsInbox } from './tenants-support.ts';
 
 const ORIGIN = 'http://dash.test';
 const rowsOf = (html: string) => /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1]?.split('</tr>').filter((row) => row.includes('<td')) ?? [];
@@ -17,7 +16,6 @@ const rowsOf = (html: string) => /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1]?.s
 describe('the dashboard of an inbox for many merchants', () => {
   let world: TenantsWorld;
   let dashboard: Dashboard;
-  let worker: InboxWorker;
   const secrets: string[] = [];
   const keys: string[] = [];
 
@@ -25,33 +23,12 @@ describe('the dashboard of an inbox for many merchants', () => {
     // A new world for each test (closed after it): sockets, files and registry.
     secrets.length = 0;
     keys.length = 0;
-    world = await tenantsWorld({ merchants: 3 });
-    const ids = ['loja-a', 'loja-b', 'loja-c'];
-    for (const [index, id] of ids.entries()) {
+    // loja-c's ERP refuses its orders (they die); loja-a's merchant revokes its key (key_invalid).
+    world = await merchantsInbox({ ids: ['loja-a', 'loja-b', 'loja-c'], orders: [1, 2, 2], failing: 'loja-c', revoked: 'loja-a' });
+    for (const [index, id] of ['loja-a', 'loja-b', 'loja-c'].entries()) {
       keys.push(world.sandbox.merchants[index]!.keys[0]!.apiKey);
-      await world.tenants.connect(id, { apiKey: keys[index]! });
       secrets.push((await tenantsInternals(world.tenants)!.secretsFor(id))![0]!.secret);
     }
-    // loja-c's ERP refuses its orders: they die. loja-b gets two orders, loja-a one.
-    for (const [index, count] of [1, 2, 2].entries()) {
-      for (let n = 0; n < count; n++) world.sandbox.createOrder({ store_id: world.sandbox.merchants[index]!.storeIds[0]! });
-    }
-    await world.sandbox.idle();
-    worker = world.inbox.startWorker({
-      maxAttempts: 1,
-      pollMs: 20,
-      handlers: {
-        'order.created': async (_event, ctx) => {
-          if (ctx.tenant === 'loja-c') throw new Error('ERP refused the order');
-        },
-        'webhook.test': async () => {},
-      },
-    });
-    await waitFor(() => world.inbox.stats(), (stats) => stats.pending + stats.processing === 0 && stats.dead === 2);
-    await worker.stop();
-    // loja-a's merchant revokes its key: its next call marks it key_invalid.
-    world.sandbox.revokeKey(keys[0]!);
-    await rejectionOf(world.tenants.client('loja-a').health());
     dashboard = createDashboard({ inbox: world.inbox, tenants: world.tenants, auth: { token: TOKEN } });
   }, 60_000);
 
