@@ -51,7 +51,6 @@ export interface RotationDeps {
   client: IntegrationClient;
   /** Whether a receiver recorded that it verified a delivery signed with this endpoint's secret. */
   verifiedByReceiver(tenantId: string, endpointId: string): Promise<boolean>;
-  verifyTimeoutMs?: number;
 }
 
 export async function rotateTenantSecret(context: TenantsContext, id: string, deps: RotationDeps): Promise<Tenant> {
@@ -79,11 +78,11 @@ export async function rotateTenantSecret(context: TenantsContext, id: string, de
       client: deps.client,
       endpointId: newEndpointId,
       clock,
-      timeoutMs: deps.verifyTimeoutMs ?? ROTATION_VERIFY_MS,
+      timeoutMs: ROTATION_VERIFY_MS,
       verifiedByReceiver: () => deps.verifiedByReceiver(id, newEndpointId),
     });
     if (!outcome.verified) {
-      const seconds = Math.round((deps.verifyTimeoutMs ?? ROTATION_VERIFY_MS) / 1000);
+      const seconds = ROTATION_VERIFY_MS / 1000;
       throw new TenantRotationError(
         id,
         'not_verified',
