@@ -37,7 +37,7 @@ async function verifyingReceiver(secrets: string[]) {
 
 const SECRET_LINE = /^Secret: (whsec_\S+)$/m;
 
-describe('integration-sdk webhooks rotate', () => {
+describe('integration-sdk webhooks rotate', { timeout: 60_000 }, () => {
   it('prints the new secret once, waits until the receiver accepts it, then deletes the old endpoint', async () => {
     const sandbox = await startSandbox({ timeScale: 0.01 });
     const env = { INTEGRATION_API_KEY: sandbox.apiKey, INTEGRATION_BASE_URL: sandbox.url };
@@ -129,7 +129,7 @@ describe('integration-sdk webhooks rotate', () => {
   });
 });
 
-describe('integration-sdk tenants rotate-secret', () => {
+describe('integration-sdk tenants rotate-secret', { timeout: 60_000 }, () => {
   it("rotates a connected tenant's secret without printing one; a full integration is refused naming its endpoints", async () => {
     const sandbox = await startSandbox({ merchants: [{}] });
     const receiver = await startReceiver((req, res) => {

@@ -45,7 +45,8 @@ async function whileMovingTime<T>(clock: ManualClock, promise: Promise<T>): Prom
   return watched;
 }
 
-describe('rotateWebhookSecret', () => {
+// Each rotation waits for receivers (2 s) and keeps the old secret a second: room for a loaded machine.
+describe('rotateWebhookSecret', { timeout: 60_000 }, () => {
   it('registers a second endpoint, waits for its test delivery, then deletes the old one and drops its secret', async () => {
     const world = await startWorld();
     const tenants = world.tenants();
