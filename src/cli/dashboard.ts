@@ -10,11 +10,14 @@ import { createInbox } from '../inbox/index.ts';
 import type { IntegrationClient } from '../client.ts';
 import { clientFrom, UsageError, type ConnectionOptions } from './config.ts';
 import { openStore, storeLocation } from './inbox-store.ts';
+import { openTenants } from './tenants-config.ts';
 
 /** Options of `integration-sdk dashboard`. */
 export interface DashboardCommandOptions extends ConnectionOptions {
   store?: string;
   state?: string;
+  /** The tenants store (a SQLite file or a Postgres URL): the Tenants page and a tenant filter. */
+  tenants?: string;
   port: number;
   bind?: string;
   tokenFile?: string;
@@ -55,17 +58,19 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
   if (!LOOPBACK.has(host) && chosen === undefined) {
     throw new UsageError(`--bind ${host} exposes the dashboard beyond this machine: give it a token of your own with --token-file <path> or DASHBOARD_TOKEN.`);
   }
+  const tenantsLocation = options.tenants ?? process.env.INTEGRATION_TENANTS;
+  const tenants = tenantsLocation === undefined ? undefined : await openTenants({ ...options, tenants: tenantsLocation });
   const store = await openStore(storeLocation(options.store));
   // The dashboard reads and retries through the store; it receives no deliveries, so the inbox's
-  // webhook secret is never used here.
-  const inbox = createInbox({ secret: `whsec_unused_${randomBytes(16).toString('hex')}`, store });
+  // webhook secret is never used here (nor, with tenants, their secrets).
+  const inbox = tenants ? createInbox({ tenants, store }) : createInbox({ secret: `whsec_unused_${randomBytes(16).toString('hex')}`, store });
   const hasKey = options.apiKeyFile !== undefined || Boolean(process.env.INTEGRATION_API_KEY);
   const client = hasKey ? clientFrom(options) : undefined;
   const sync = options.state === undefined ? undefined : await openSync(options.state, client);
   const token = chosen ?? randomBytes(24).toString('base64url');
   // The random token is printed: its link signs in once, so that the link in scrollback or a log
   // lets nobody else in. A token of the operator's own signs in as often as asked.
-  const dashboard = createDashboard({ inbox, client, sync, auth: { token, signInOnce: chosen === undefined } });
+  const dashboard = createDashboard({ inbox, client, sync, tenants, auth: { token, signInOnce: chosen === undefined } });
   const server = createServer(dashboard.node);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -81,13 +86,14 @@ export async function runDashboard(options: DashboardCommandOptions): Promise<vo
   } else {
     console.log(`Dashboard on ${url}\nSign in once with ${url}?token=<your token> (from ${options.tokenFile ?? 'DASHBOARD_TOKEN'}).`);
   }
-  console.log(client ? 'Service panel: on (INTEGRATION_API_KEY).' : 'Service panel: off (set INTEGRATION_API_KEY and INTEGRATION_BASE_URL to see the endpoints and missed deliveries).');
+  if (tenants) console.log(`Tenants: on (${tenantsLocation!.startsWith('postgres') ? 'the Postgres tenants store' : tenantsLocation}): the Tenants page, and each tenant's pages with its own endpoints.`);
+  else console.log(client ? 'Service panel: on (INTEGRATION_API_KEY).' : 'Service panel: off (set INTEGRATION_API_KEY and INTEGRATION_BASE_URL to see the endpoints and missed deliveries).');
   console.log('Ctrl-C to stop.');
   const stop = (signal: string) => {
     console.log(`\n${signal}: stopping the dashboard.`);
     server.closeAllConnections();
     server.close();
-    void Promise.all([inbox.close(), (sync as { close?: () => Promise<void> } | undefined)?.close?.()]).then(() => process.exit(0));
+    void Promise.all([inbox.close(), tenants?.close(), (sync as { close?: () => Promise<void> } | undefined)?.close?.()]).then(() => process.exit(0));
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

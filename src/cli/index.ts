@@ -16,6 +16,7 @@ import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
 import { addSyncPushOptions, registerSyncCommands, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
 import { registerTenantsCommands } from './tenants-commands.ts';
+import { webhooksRotate, type WebhooksRotateOptions } from './webhooks-rotate.ts';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
@@ -117,7 +118,7 @@ orders
   .addHelpText('after', '\nExample:\n  integration-sdk orders find --external-id MKT-1001')
   .action(run(async (options: { externalId: string; json?: boolean }, command: Command) => service.ordersFind(clientFrom(connection(command)), options.externalId, options.json)));
 
-const webhooks = group('webhooks', 'webhook endpoints: list | create | test | deliveries | delete', 'integration-sdk webhooks list');
+const webhooks = group('webhooks', 'webhook endpoints: list | create | test | deliveries | delete | rotate', 'integration-sdk webhooks list');
 webhooks
   .command('list')
   .description('list the registered endpoints with their events and consecutive_failures')
@@ -154,6 +155,20 @@ webhooks
   .option('--json', 'print JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk webhooks delete wh_123')
   .action(run(async (id: string, options: { json?: boolean }, command: Command) => service.webhooksDelete(clientFrom(connection(command)), id, options.json)));
+webhooks
+  .command('rotate')
+  .description("replace an endpoint's secret: register a second endpoint at its URL (its secret printed once), wait for a test delivery to it, delete the old one")
+  .requiredOption('--endpoint <id>', 'the endpoint whose secret is replaced')
+  .option('--resume <id>', 'the new endpoint an interrupted rotation printed: start at its test delivery')
+  .option('--wait <seconds>', 'how long to wait for the receiver to accept the new secret', integer('--wait', 1, 3600), 60)
+  .option('--json', 'print one JSON object per step (the first holds the secret)')
+  .addHelpText(
+    'after',
+    '\nPrints the new secret once, on stdout: add it beside the old one in your receiver while the command waits.\n' +
+      'Exit 1 when the receiver did not accept it in time (both endpoints stay; the message says how to resume) or no endpoint slot is free.\n' +
+      'Example:\n  integration-sdk webhooks rotate --endpoint wh_123\n  integration-sdk webhooks rotate --endpoint wh_123 --resume wh_456',
+  )
+  .action(run(async (options: WebhooksRotateOptions, command: Command) => webhooksRotate(clientFrom(connection(command)), options)));
 
 const inbox = group('inbox', 'the durable webhook inbox: stats | dead | retry <delivery_id> | retry-dead | reconcile', 'integration-sdk inbox stats --store ./integration-inbox.db');
 for (const [action, description] of [
@@ -195,6 +210,7 @@ program
   .description('serve the operator\'s dashboard over an inbox store, on 127.0.0.1 with a one-time sign-in link')
   .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
   .option('--state <location>', 'sync state: a SQLite file or a Postgres URL (the sync panel)')
+  .option('--tenants <location>', 'tenants store: a SQLite file or a Postgres URL (the Tenants page and a tenant filter; default: INTEGRATION_TENANTS; key from INTEGRATION_TENANTS_KEY)')
   .option('--port <n>', 'TCP port', integer('--port', 0, 65535), 4545)
   .option('--bind <address>', 'listen address (default 127.0.0.1); another one needs --token-file or DASHBOARD_TOKEN')
   .option('--token-file <path>', 'read the sign-in token from this file (default: DASHBOARD_TOKEN, else a random one-time token)')

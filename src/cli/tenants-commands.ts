@@ -1,4 +1,4 @@
-// `integration-sdk tenants connect|list|update-key|disconnect|rekey` (docs/tenants.md). Prints
+// `integration-sdk tenants connect|list|update-key|rotate-secret|disconnect|rekey` (docs/tenants.md). Prints
 // records, never a key or a secret; keys come from the environment, a key file or a prompt.
 import type { Command } from 'commander';
 import { Option } from 'commander';
@@ -11,7 +11,7 @@ const STATUSES: TenantStatus[] = ['connecting', 'active', 'key_invalid', 'discon
 
 /** The tenants module's refusals say what to do in their own words; the rest as every command's. */
 export function tenantsFailure(error: unknown): { message: string; code: number } {
-  if (error instanceof IntegrationError && ['TenantConnectError', 'TenantNotFoundError', 'TenantKeyInvalidError'].includes(error.name)) {
+  if (error instanceof IntegrationError && ['TenantConnectError', 'TenantNotFoundError', 'TenantKeyInvalidError', 'TenantRotationError'].includes(error.name)) {
     return { message: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, code: 1 };
   }
   return failure(error, TENANTS_STORE);
@@ -47,7 +47,7 @@ type Run = <Args extends unknown[]>(action: (...args: Args) => Promise<number>) 
 export function registerTenantsCommands(group: (name: string, description: string, example: string) => Command, run: Run): void {
   const tenants = group(
     'tenants',
-    'merchants of a multi-merchant integration: connect | list | update-key | disconnect | rekey',
+    'merchants of a multi-merchant integration: connect | list | update-key | rotate-secret | disconnect | rekey',
     'INTEGRATION_TENANTS_KEY=... INTEGRATION_API_KEY=... integration-sdk tenants connect loja-42 --tenants ./integration.db --webhook-url https://erp.example.com/webhooks/integration/{tenant}',
   );
   const withStore = (command: Command) =>
@@ -100,6 +100,24 @@ export function registerTenantsCommands(group: (name: string, description: strin
       return withTenants(opts, false, async (registry) => {
         const tenant = await registry.updateKey(id, await merchantKey(opts));
         print(opts.json, tenant, `Updated the key of ${describe(tenant)}.`);
+        return 0;
+      });
+    }));
+
+  withStore(tenants.command('rotate-secret'))
+    .description("replace a tenant's webhook secret: a second endpoint at its URL, a test delivery verified with the new secret, then the old endpoint deleted")
+    .argument('<id>')
+    .option('--webhook-url <template>', 'receiver URL with {tenant} for the id, used only when its old endpoint is gone (default: INTEGRATION_TENANTS_WEBHOOK_URL)')
+    .addHelpText(
+      'after',
+      '\nWaits up to 60 s for the receiver to verify a test delivery with the new secret. Exit 1 when it did not (both endpoints stay: run it again to finish) or no endpoint slot is free.\n' +
+        'Example:\n  integration-sdk tenants rotate-secret loja-42 --tenants ./integration.db',
+    )
+    .action(run(async (id: string, _local: unknown, command: Command) => {
+      const opts = options(command);
+      return withTenants(opts, false, async (registry) => {
+        const tenant = await registry.rotateWebhookSecret(id);
+        print(opts.json, tenant, `Rotated the webhook secret of ${tenant.id}: deliveries come from endpoint ${tenant.endpointId} only; the old endpoint and its secret are gone.`);
         return 0;
       });
     }));

@@ -7,7 +7,7 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { createSessions } from './sessions.ts';
 
 /** What a request asks to do: `view` for every read, else the action's name. */
-export type DashboardAction = 'view' | 'retry' | 'retry-dead' | 'purge' | 'webhook-test';
+export type DashboardAction = 'view' | 'retry' | 'retry-dead' | 'purge' | 'webhook-test' | 'acknowledge-missed';
 
 /** How the dashboard lets people in (one of three). */
 export type DashboardAuth =

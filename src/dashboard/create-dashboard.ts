@@ -28,6 +28,10 @@ import { payloadForDisplay, payloadView } from './personal-data.ts';
 import { entriesPage, entryPage, messagePage, overviewPage, servicePage, syncPage, type PageFrame } from './pages.ts';
 import { linkUsedPage, signInPage } from './sign-in-pages.ts';
 import { STYLESHEET } from './style.ts';
+import { registerTenantRoutes } from './tenant-routes.ts';
+import { scopeOf, tenantBase, withPath } from './tenant-scope.ts';
+import { tenantsInternals } from '../tenants/create-tenants.ts';
+import type { Tenants } from '../tenants/types.ts';
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -38,10 +42,18 @@ export interface DashboardOptions {
   /** A sync from `createSync`: adds its run history and each run's rejected items as CSV. */
   sync?: DashboardSync;
   /**
+   * The tenants registry (`createTenants`) of an inbox that receives for many merchants: adds the
+   * Tenants page (status, endpoint health, last order, pending and dead per tenant, `key_invalid`
+   * first) and a tenant filter on every page (`<basePath>/t/<tenant>/…`, whose Service page uses
+   * that tenant's client). Never shows a key or a secret.
+   */
+  tenants?: Tenants;
+  /**
    * Who may look and act (required; the dashboard is never open): `{ token }` (the first visit
    * opens `?token=…`, which sets an HttpOnly cookie; scripts send `Authorization: Bearer …`),
    * `{ basic: { username, password } }`, or `{ authorize(request, action) }` with `action` one of
-   * `view`, `retry`, `retry-dead`, `purge`, `webhook-test`.
+   * `view`, `retry`, `retry-dead`, `purge`, `webhook-test`, `acknowledge-missed` (the tenant a
+   * scoped page shows is in its path, `<basePath>/t/<tenant>/…`).
    */
   auth: DashboardAuth;
   /** No action buttons, and the action routes answer 403. @default false */
@@ -90,6 +102,8 @@ const FLASHES: Record<string, (n: number) => string> = {
   'retry-dead': (n) => `${n} dead ${n === 1 ? 'entry is' : 'entries are'} back to pending.`,
   purged: (n) => `${n} dead ${n === 1 ? 'entry was' : 'entries were'} deleted.`,
   tested: () => 'The service accepted a test delivery for that endpoint.',
+  acknowledged: () => 'The missed delivery is acknowledged: it no longer counts as missed.',
+  'not-acknowledged': () => 'No open missed delivery has that id (it arrived, was recovered or was acknowledged meanwhile).',
   'test-failed': () => 'The test delivery could not be sent: see the action log.',
 };
 
@@ -114,7 +128,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const base = normaliseBasePath(options.basePath);
   const source = storeOf(options.inbox);
   const auth = createAuth(options.auth, base === '' ? '/' : base, source.clock, sessionHoursOf(options.sessionHours));
-  const { inbox, client, sync } = options;
+  const { inbox, client, sync, tenants } = options;
+  if (tenants !== undefined && tenantsInternals(tenants) === undefined) {
+    throw new ConfigurationError('createDashboard: tenants must come from createTenants (integration-sdk/tenants).');
+  }
   if (client !== undefined && (typeof client?.health !== 'function' || typeof client?.webhooks?.list !== 'function')) {
     throw new ConfigurationError('createDashboard: client must be an IntegrationClient.');
   }
@@ -153,11 +170,29 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   routes.get('/assets/dashboard.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
 
+  const tenantOf = (c: Context<Env>): string | undefined => c.get('tenant');
+  // A tenant's pages talk to the service with that tenant's client.
+  const clientFor = (c: Context<Env>): DashboardClient | undefined => {
+    const tenant = tenantOf(c);
+    return tenant !== undefined && tenants ? tenants.client(tenant) : client;
+  };
   const frameOf = (c: Context<Env>): PageFrame => {
     const done = c.req.query('done');
     const n = Number(c.req.query('n') ?? 0);
     const flash = done && FLASHES[done] ? FLASHES[done]!(Number.isSafeInteger(n) && n >= 0 ? n : 0) : undefined;
-    return { base, readOnly, hasClient: client !== undefined, hasSync: sync !== undefined, csrf: c.get('csrf'), flash, session: c.get('session') };
+    const tenant = tenantOf(c);
+    return {
+      base: tenant === undefined ? base : tenantBase(base, tenant),
+      root: base,
+      ...(tenant === undefined ? {} : { tenant }),
+      hasTenants: tenants !== undefined,
+      readOnly,
+      hasClient: client !== undefined,
+      hasSync: sync !== undefined,
+      csrf: c.get('csrf'),
+      flash,
+      session: c.get('session'),
+    };
   };
   const page = async (c: Context<Env>, body: ReturnType<typeof overviewPage>, status: 200 | 400 | 401 | 403 | 404 | 409 | 500 = 200) => {
     const cookie = c.get('setCsrfCookie');
@@ -172,6 +207,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (method !== 'POST') return 'view';
     if (/^\/entries\/[^/]+\/retry\/?$/.test(local)) return 'retry';
     if (/^\/service\/test\/?$/.test(local)) return 'webhook-test';
+    if (/^\/missed\/[^/]+\/acknowledge\/?$/.test(local)) return 'acknowledge-missed';
     return 'view';
   };
 
@@ -201,11 +237,14 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     await next();
   };
   routes.use('*', authenticate);
-  registerActionRoutes(routes, { base, readOnly, inbox, client, source, auth, activity, frameOf, page });
+  registerTenantRoutes(routes, { base, tenants, source, frameOf, page });
+  registerActionRoutes(routes, { readOnly, inbox, source, auth, activity, frameOf, page, tenantOf, clientFor });
 
   routes.get('/', async (c) => {
-    const [overview, service] = await Promise.all([readOverview(source, activity), client ? readService(client, source, 50) : undefined]);
-    return page(c, overviewPage(frameOf(c), overview, service));
+    const tenant = tenantOf(c);
+    const service = clientFor(c);
+    const [overview, view] = await Promise.all([readOverview(source, activity, inbox, tenant), service ? readService(service, inbox, 50, tenant) : undefined]);
+    return page(c, overviewPage(frameOf(c), overview, view));
   });
 
   const entriesQuery = (c: Context<Env>, api: boolean): EntriesQuery | string => {
@@ -220,6 +259,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (search !== undefined && search.length > 200) return 'q is too long';
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 200) return 'limit must be a whole number from 1 to 200';
     const query: EntriesQuery = { limit };
+    const tenant = tenantOf(c);
+    if (tenant !== undefined) query.tenant = tenant;
     if (status) query.status = status as InboxEntryStatus;
     if (event) query.event = event;
     if (search) query.search = search;
@@ -236,12 +277,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return page(c, entriesPage(frameOf(c), query, await readEntries(source, query)));
   });
 
+  // On a tenant's pages, that tenant's entry (a delivery id is unique per tenant).
+  const entryOf = async (c: Context<Env>, id: string) => {
+    const tenant = tenantOf(c);
+    return inbox.entry(id, tenant === undefined ? undefined : { tenant });
+  };
+
   routes.get('/entries/:id', async (c) => {
     const id = c.req.param('id');
-    await source.ready();
-    const entry = await inbox.entry(id);
+    const entry = await entryOf(c, id);
     if (!entry) return page(c, messagePage(frameOf(c), 'No such entry', `The inbox holds no entry with delivery id ${id}.`), 404);
-    const timeline = entry.orderId ? await readTimeline(source, entry.orderId) : [];
+    const timeline = entry.orderId ? await readTimeline(source, entry.orderId, entry.tenant ?? null) : [];
     const listed = timeline.find((each) => each.id === entry.id);
     const shown = { ...entry, displayNumber: listed?.displayNumber ?? null, externalOrderId: listed?.externalOrderId ?? null };
     return page(c, entryPage(frameOf(c), shown, timeline, payloadForDisplay(entry.payload, showPersonalData), showPersonalData));
@@ -250,8 +296,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // The payload as a file, masked by the same allow-list as the page.
   routes.get('/entries/:id/payload.json', async (c) => {
     const id = c.req.param('id');
-    await source.ready();
-    const entry = await inbox.entry(id);
+    const entry = await entryOf(c, id);
     if (!entry) return page(c, messagePage(frameOf(c), 'No such entry', `The inbox holds no entry with delivery id ${id}.`), 404);
     const view = payloadView(entry.payload, showPersonalData);
     const name = `entry-${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80)}-payload`;
@@ -260,8 +305,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   routes.get('/service', async (c) => {
-    if (!client) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
-    return page(c, servicePage(frameOf(c), await readService(client, source, 100)));
+    const service = clientFor(c);
+    if (!service && tenants) return page(c, messagePage(frameOf(c), 'Pick a tenant', "Each merchant has its own key and endpoints: choose a tenant (the Tenants page, or the filter above) to see its key's health, its endpoints and their deliveries."), 404);
+    if (!service) return page(c, messagePage(frameOf(c), 'No service panel', 'This dashboard was created without a client.'), 404);
+    return page(c, servicePage(frameOf(c), await readService(service, inbox, 100, tenantOf(c))));
   });
 
   routes.get('/sync', async (c) => {
@@ -306,13 +353,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   routes.get('/api/stats', async (c) => {
-    const overview = await readOverview(source, activity);
+    const overview = await readOverview(source, activity, inbox, tenantOf(c));
     return c.json({ ...overview.stats, workers: overview.workers, activity: overview.activity, generatedAt: new Date(overview.now).toISOString() });
   });
 
   routes.get('/api/entries/:id', async (c) => {
-    await source.ready();
-    const entry = await inbox.entry(c.req.param('id'));
+    const entry = await entryOf(c, c.req.param('id'));
     if (!entry) return c.json({ error: 'no such entry' }, 404);
     const { payload, ...fields } = entry;
     // `payload` is what the entry page shows: { kind: 'json', value } masked unless showPersonalData.
@@ -340,17 +386,23 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   });
 
   // A router that strips its mount path (Hono's mount(), Express's url) hands over `/entries` for
-  // `<basePath>/entries`: put basePath back, so that both kinds of mounting work.
+  // `<basePath>/entries`: put basePath back, so that both kinds of mounting work. A tenant's page
+  // (`<basePath>/t/<tenant>/entries`) reaches the routes as `<basePath>/entries` with the tenant beside it.
   const underBase = (path: string) => base === '' || path === base || path.startsWith(`${base}/`) || path.startsWith(`${base}?`);
-  const listener = getRequestListener((request, env) => app.fetch(request, env));
+  const dispatch = (request: Request, env: object = {}) => {
+    const url = new URL(request.url);
+    const scope = scopeOf(base, url.pathname);
+    if (!scope) return app.fetch(request, env);
+    url.pathname = scope.path;
+    return app.fetch(withPath(request, url), { ...env, tenant: scope.tenant });
+  };
+  const listener = getRequestListener((request, env) => dispatch(request, env));
   return {
     async fetch(request: Request) {
       const url = new URL(request.url);
-      if (underBase(url.pathname)) return app.fetch(request);
+      if (underBase(url.pathname)) return dispatch(request);
       url.pathname = `${base}${url.pathname}`;
-      const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers: request.headers, signal: request.signal };
-      if (request.body !== null) Object.assign(init, { body: request.body, duplex: 'half' });
-      return app.fetch(new Request(url, init));
+      return dispatch(withPath(request, url));
     },
     node(request, response) {
       // Express strips its mount path from `url`; `originalUrl` keeps it.

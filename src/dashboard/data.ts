@@ -3,7 +3,8 @@
 // answers in well under a second with a million entries.
 import type { Inbox } from '../inbox/create-inbox.ts';
 import { inboxInternals, type InboxInternals } from '../inbox/create-inbox.ts';
-import type { InboxAction, InboxActivityBucket, InboxEntry, InboxEntryStatus, InboxPageRequest, InboxStats } from '../inbox/store.ts';
+import { inboxAttention, WORKER_ALIVE_MS, type InboxAttention } from '../inbox/health.ts';
+import type { InboxAction, InboxActivityBucket, InboxEntry, InboxEntryStatus, InboxPageRequest, InboxStats, MissedRecord } from '../inbox/store.ts';
 import type { Health } from '../schemas/health.ts';
 import type { WebhookDelivery, WebhookEndpoint, WebhookTestResult } from '../schemas/webhooks.ts';
 import { ConfigurationError } from '../errors/integration-error.ts';
@@ -11,10 +12,8 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 export const STATUSES: readonly InboxEntryStatus[] = ['pending', 'processing', 'done', 'dead'];
-/** A worker not seen for this long is taken for gone. */
-export const WORKER_ALIVE_MS = 60_000;
-/** Pending work older than this is worth a look. */
-export const PENDING_OLD_MS = 15 * 60_000;
+/** Open missed deliveries the overview lists (each with its acknowledge button). */
+export const MISSED_LISTED = 100;
 
 /** The part of an `IntegrationClient` the dashboard calls (an `IntegrationClient` fits). */
 export interface DashboardClient {
@@ -61,7 +60,7 @@ export type DashboardStore = InboxInternals;
 export function storeOf(inbox: Inbox): DashboardStore {
   const internals = inbox && typeof inbox === 'object' ? inboxInternals(inbox) : undefined;
   if (!internals) throw new ConfigurationError('createDashboard needs { inbox }: an inbox made by createInbox from integration-sdk/inbox.');
-  const missing = (['page', 'activity', 'has', 'workers', 'recordAction', 'actions'] as const).filter((method) => typeof internals.store[method] !== 'function');
+  const missing = (['page', 'activity', 'workers', 'recordAction', 'actions'] as const).filter((method) => typeof internals.store[method] !== 'function');
   if (missing.length > 0) {
     throw new ConfigurationError(`createDashboard: this inbox's store lacks ${missing.join(', ')} (optional InboxStore methods the dashboard reads); the shipped SQLite and Postgres stores have them.`);
   }
@@ -90,6 +89,10 @@ export interface Overview {
   activity: Activity;
   workers: WorkerSummary;
   actions: InboxAction[];
+  /** What needs attention in the inbox, by the rules `doctor --store` shares (src/inbox/health.ts). */
+  attention: InboxAttention[];
+  /** The open missed deliveries (`inbox.missed()`), oldest first, the first {@link MISSED_LISTED}. */
+  missed: MissedRecord[];
 }
 
 /** After this long, the buckets of hours already over are counted again, in the background. */
@@ -158,13 +161,26 @@ export function weekStart(now: number): number {
   return Math.floor(now / DAY) * DAY - 6 * DAY;
 }
 
-export async function readOverview(source: DashboardStore, activity: ReturnType<typeof createActivityReader>): Promise<Overview> {
+/** The open missed deliveries, of one tenant's endpoints when `tenant` is given. */
+export function openMissed(inbox: Inbox, tenant: string | undefined): Promise<MissedRecord[]> {
+  return inbox.missed(tenant === undefined ? {} : { tenant });
+}
+
+/** The overview: of every tenant's entries, or of `tenant`'s (the activity and the action log are always the whole inbox's). */
+export async function readOverview(source: DashboardStore, activity: ReturnType<typeof createActivityReader>, inbox: Inbox, tenant?: string): Promise<Overview> {
   await source.ready();
   const now = source.clock.now();
   const { store } = source;
   const since = weekStart(now);
-  const [stats, buckets, workers, actions] = await Promise.all([store.stats(now), activity.read(now, since), store.workers!(), store.actions!(10)]);
-  return { now, stats, activity: activityOf(buckets, now, since), workers: workersOf(workers, now), actions };
+  const [stats, buckets, workers, actions, missed] = await Promise.all([
+    store.stats(now, tenant === undefined ? undefined : { tenant }),
+    activity.read(now, since),
+    store.workers!(),
+    store.actions!(10),
+    openMissed(inbox, tenant),
+  ]);
+  const attention = inboxAttention({ stats, workers, missed, now });
+  return { now, stats, activity: activityOf(buckets, now, since), workers: workersOf(workers, now), actions, attention, missed: missed.slice(0, MISSED_LISTED) };
 }
 
 function activityOf(buckets: InboxActivityBucket[], now: number, since: number): Activity {
@@ -197,6 +213,8 @@ function workersOf(workers: { seenAt: number; claimedAt: number | null }[], now:
 }
 
 export interface EntriesQuery {
+  /** One tenant's entries (with `tenants`); every tenant's when left out. */
+  tenant?: string;
   status?: InboxEntryStatus;
   event?: string;
   search?: string;
@@ -213,6 +231,7 @@ export interface EntriesPage {
 export async function readEntries(source: DashboardStore, query: EntriesQuery): Promise<EntriesPage> {
   await source.ready();
   const request: InboxPageRequest = { limit: query.limit + 1 };
+  if (query.tenant !== undefined) request.tenant = query.tenant;
   if (query.status) request.status = query.status;
   if (query.event) request.event = query.event;
   if (query.search) request.search = query.search;
@@ -223,9 +242,9 @@ export async function readEntries(source: DashboardStore, query: EntriesQuery): 
   return { entries, next: rows.length > query.limit && last ? { receivedAt: last.receivedAt, id: last.id } : null };
 }
 
-/** The other events of the entry's order, in the order the worker runs them. */
-export async function readTimeline(source: DashboardStore, orderId: string): Promise<InboxEntry[]> {
-  const rows = await source.store.page!({ orderId, limit: 200 });
+/** The other events of the entry's order (of its tenant), in the order the worker runs them. */
+export async function readTimeline(source: DashboardStore, orderId: string, tenant: string | null): Promise<InboxEntry[]> {
+  const rows = await source.store.page!({ orderId, limit: 200, ...(tenant === null ? {} : { tenant }) });
   return rows.sort((a, b) => Number(b.event === 'order.created') - Number(a.event === 'order.created') || a.ts - b.ts || a.receivedAt - b.receivedAt);
 }
 
@@ -240,8 +259,6 @@ export interface ServiceView {
   healthError?: string;
   endpoints?: EndpointDeliveries[];
   endpointsError?: string;
-  /** Deliveries the service gave up on, or is retrying, that the inbox never received. */
-  missed: number;
 }
 
 const SERVICE_TIMEOUT_MS = 5000;
@@ -252,31 +269,32 @@ export function describeError(error: unknown): string {
   return 'unknown error';
 }
 
-/** Health, endpoints and (with `deliveries`) each endpoint's latest deliveries, marked missed. */
-export async function readService(client: DashboardClient, source: DashboardStore, deliveries: number): Promise<ServiceView> {
+/**
+ * Health, endpoints and (with `deliveries`) each endpoint's latest deliveries, those the inbox
+ * counts as missed (`inbox.missed()`: its own endpoints' dead and retrying deliveries that never
+ * arrived, open until they arrive, are acknowledged or recovered) marked.
+ */
+export async function readService(client: DashboardClient, inbox: Inbox, deliveries: number, tenant?: string): Promise<ServiceView> {
   const signal = () => AbortSignal.timeout(SERVICE_TIMEOUT_MS);
-  const view: ServiceView = { missed: 0 };
-  const [health, endpoints] = await Promise.allSettled([client.health({ signal: signal() }), client.webhooks.list({ signal: signal() })]);
+  const view: ServiceView = {};
+  const [health, endpoints, missed] = await Promise.allSettled([client.health({ signal: signal() }), client.webhooks.list({ signal: signal() }), openMissed(inbox, tenant)]);
   if (health.status === 'fulfilled') view.health = health.value;
   else view.healthError = describeError(health.reason);
   if (endpoints.status === 'rejected') {
     view.endpointsError = describeError(endpoints.reason);
     return view;
   }
+  const open = new Set(missed.status === 'fulfilled' ? missed.value.map((each) => each.deliveryId) : []);
   view.endpoints = await Promise.all(
     endpoints.value.map(async (endpoint): Promise<EndpointDeliveries> => {
       try {
         const list = await client.webhooks.deliveries(endpoint.id, { limit: deliveries, signal: signal() });
-        const failing = list.filter((delivery) => delivery.status === 'dead' || delivery.status === 'retrying').map((delivery) => delivery.id);
-        const held = failing.length > 0 ? await source.store.has!(failing) : new Set<string>();
-        const marked = list.map((delivery) => ({ ...delivery, missed: (delivery.status === 'dead' || delivery.status === 'retrying') && !held.has(delivery.id) }));
-        return { endpoint, deliveries: marked };
+        return { endpoint, deliveries: list.map((delivery) => ({ ...delivery, missed: open.has(delivery.id) })) };
       } catch (error) {
         return { endpoint, deliveries: [], error: describeError(error) };
       }
     }),
   );
-  view.missed = view.endpoints.reduce((sum, each) => sum + each.deliveries.filter((delivery) => delivery.missed).length, 0);
   return view;
 }
 

@@ -1,16 +1,25 @@
 // The pages, as hono/html templates: every value interpolated is escaped, so a delivery whose
 // fields carry HTML or script shows it as text. No script anywhere; the stylesheet is its own route.
 import { html } from 'hono/html';
-import type { InboxAction, InboxEntry, InboxEntryStatus } from '../inbox/store.ts';
+import type { InboxAttention } from '../inbox/health.ts';
+import type { InboxAction, InboxEntry, InboxEntryStatus, MissedRecord } from '../inbox/store.ts';
 import { activityChart } from './chart.ts';
 import type { DashboardSyncRun, EntriesPage, EntriesQuery, Overview, ServiceView } from './data.ts';
-import { PENDING_OLD_MS, STATUSES, WORKER_ALIVE_MS } from './data.ts';
+import { STATUSES } from './data.ts';
+import { tenantBase } from './tenant-scope.ts';
 
 type Html = ReturnType<typeof html>;
-export type Section = 'overview' | 'entries' | 'service' | 'sync';
+export type Section = 'overview' | 'entries' | 'service' | 'sync' | 'tenants';
 
 export interface PageFrame {
+  /** Where the page's links start: the dashboard's base path, or a tenant's (`<base>/t/<tenant>`). */
   base: string;
+  /** The dashboard's base path, whatever the tenant (default: `base`). */
+  root?: string;
+  /** With `tenants`: the tenant the page shows, or none (every tenant). */
+  tenant?: string;
+  /** Given `tenants`: the Tenants page and the tenant filter are on every page. */
+  hasTenants?: boolean;
   readOnly: boolean;
   hasClient: boolean;
   hasSync: boolean;
@@ -78,9 +87,11 @@ export function layout(frame: PageFrame, options: { title: string; section?: Sec
   <nav aria-label="Dashboard"><ul>
     ${link('overview', '/', 'Overview')}
     ${link('entries', '/entries', 'Entries')}
-    ${frame.hasClient ? link('service', '/service', 'Service') : ''}
+    ${frame.hasClient || frame.hasTenants ? link('service', '/service', 'Service') : ''}
     ${frame.hasSync ? link('sync', '/sync', 'Sync') : ''}
+    ${frame.hasTenants ? html`<li><a href="${frame.root ?? frame.base}/tenants"${options.section === 'tenants' ? html` aria-current="page"` : ''}>Tenants</a></li>` : ''}
   </ul></nav>
+  ${frame.hasTenants ? tenantFilter(frame) : ''}
   <span class="mode">${frame.readOnly ? 'Read-only' : 'Actions enabled'}</span>
   ${frame.session ? html`<form method="post" action="${frame.base}/sign-out" class="sign-out">${csrfField(frame)}<button type="submit">Sign out</button></form>` : ''}
 </header>`;
@@ -88,41 +99,73 @@ export function layout(frame: PageFrame, options: { title: string; section?: Sec
 ${body}`);
 }
 
+/** Every page's tenant filter: a tenant id (its pages), or none (every tenant's). */
+function tenantFilter(frame: PageFrame): Html {
+  const root = frame.root ?? frame.base;
+  return html`<form method="get" action="${root}/tenant" class="tenant-filter" role="search" aria-label="Tenant">
+    <label for="tenant-filter">Tenant</label>
+    <input id="tenant-filter" name="tenant" value="${frame.tenant ?? ''}" placeholder="all tenants" size="14" autocomplete="off" spellcheck="false">
+    <button type="submit">Show</button>
+    ${frame.tenant ? html`<a href="${root}/">All tenants</a>` : ''}
+  </form>`;
+}
+
 export function csrfField(frame: PageFrame): Html {
   return html`<input type="hidden" name="csrf" value="${frame.csrf ?? ''}">`;
 }
 
+/** One finding of the inbox's rules (src/inbox/health.ts, shared with `doctor --store`), with what to do. */
+function inboxItem(item: InboxAttention, now: number, base: string): Html {
+  switch (item.kind) {
+    case 'no-worker': {
+      const { waiting, oldestPendingAgeMs, lastClaimAt } = item.noWorker;
+      return html`<li><strong>No worker is running</strong>: ${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'}, the oldest for ${formatAge(oldestPendingAgeMs)},
+        and no worker has claimed work ${lastClaimAt === null ? 'yet' : html`since ${formatAge(now - lastClaimAt)} ago`}. Start the process that calls <code>inbox.startWorker()</code>, or look at its logs.</li>`;
+    }
+    case 'missed':
+      return html`<li><strong>${item.missed.length} ${item.missed.length === 1 ? 'delivery' : 'deliveries'} the service gave up on (or is still retrying) never reached the inbox</strong>.
+        They are listed under <a href="${base}/#missed-title">Missed deliveries</a>: fix the receiver, run <code>inbox.reconcile({ client })</code> (or <code>integration-sdk inbox reconcile</code>) to read those orders back, and acknowledge each one once dealt with.</li>`;
+    case 'dead':
+      return html`<li><strong>${item.dead} ${item.dead === 1 ? 'entry is' : 'entries are'} dead</strong>: their handler failed every attempt.
+        Read the last error in <a href="${base}/entries?status=dead">the dead entries</a>, fix the cause in the handler or the ERP, then retry them.</li>`;
+    case 'pending-old':
+      return html`<li><strong>Pending work is getting old</strong>: the oldest entry has waited ${formatAge(item.oldestPendingAgeMs)}.
+        Workers are behind, or held back by a failing earlier event of the same order: read the errors of the <a href="${base}/entries?status=pending">pending entries</a>.</li>`;
+  }
+}
+
 /** What needs attention, each with what to do; empty when nothing does. */
 export function attentionItems(overview: Overview, service: ServiceView | undefined, base: string): Html[] {
-  const items: Html[] = [];
-  const { stats, workers, now } = overview;
-  if (stats.dead > 0) {
-    items.push(html`<li><strong>${stats.dead} ${stats.dead === 1 ? 'entry is' : 'entries are'} dead</strong>: their handler failed every attempt.
-      Read the last error in <a href="${base}/entries?status=dead">the dead entries</a>, fix the cause in the handler or the ERP, then retry them.</li>`);
-  }
+  const items = overview.attention.map((item) => inboxItem(item, overview.now, base));
   for (const each of service?.endpoints ?? []) {
     if (each.endpoint.consecutive_failures > 0) {
       items.push(html`<li><strong>The endpoint ${each.endpoint.url} failed its last ${each.endpoint.consecutive_failures} ${each.endpoint.consecutive_failures === 1 ? 'delivery' : 'deliveries'}</strong>:
         the service could not get a 2xx from the receiver. Check that the receiver is up and reachable over HTTPS and that its secret is right, then send a test delivery from <a href="${base}/service">Service</a>.</li>`);
     }
   }
-  if (stats.oldestPendingAgeMs >= PENDING_OLD_MS) {
-    items.push(html`<li><strong>Pending work is getting old</strong>: the oldest entry has waited ${formatAge(stats.oldestPendingAgeMs)}.
-      Workers are behind, stopped, or held back by a failing earlier event of the same order: check that workers run and read the errors of the <a href="${base}/entries?status=pending">pending entries</a>.</li>`);
-  }
-  const waiting = stats.pending + stats.processing;
-  if (waiting > 0 && (workers.lastSeenAt === null || now - workers.lastSeenAt > WORKER_ALIVE_MS)) {
-    items.push(html`<li><strong>No worker is alive</strong>: ${waiting} ${waiting === 1 ? 'entry waits' : 'entries wait'} and no worker has been seen
-      ${workers.lastSeenAt === null ? 'yet' : html`since ${formatAge(now - workers.lastSeenAt)} ago`}. Start the process that calls <code>inbox.startWorker()</code>, or look at its logs.</li>`);
-  }
-  if (service && service.missed > 0) {
-    items.push(html`<li><strong>${service.missed} ${service.missed === 1 ? 'delivery' : 'deliveries'} the service gave up on (or is still retrying) never reached the inbox</strong>.
-      See them marked missed in <a href="${base}/service">Service</a>; fix the receiver, then run <code>inbox.reconcile({ client })</code> (or <code>integration-sdk inbox reconcile</code>) to read those orders back.</li>`);
-  }
   if (service?.healthError) {
     items.push(html`<li><strong>The service cannot be reached with this key</strong>: ${service.healthError}. Check the key, the base URL and the network.</li>`);
   }
   return items;
+}
+
+/** The open missed deliveries, each with its acknowledge button (not read-only). */
+function missedSection(frame: PageFrame, missed: MissedRecord[], total: number): Html | string {
+  if (total === 0) return '';
+  return html`<section aria-labelledby="missed-title">
+  <h2 id="missed-title">Missed deliveries</h2>
+  <p class="muted">Deliveries of the inbox's own endpoints that the service lists as dead or retrying and that never arrived, as the last reconcile found them.
+    One stays here until it arrives, a reconcile reads its order back, or someone acknowledges it (for a missed <code>order.created</code>, once the order was found by hand).${total > missed.length ? ` The oldest ${missed.length} of ${total}.` : ''}</p>
+  <div class="table-wrap"><table id="missed">
+  <caption class="visually-hidden">Missed deliveries, oldest first</caption>
+  <thead><tr><th scope="col">Created</th><th scope="col">Delivery id</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th>${frame.readOnly ? '' : html`<th scope="col"><span class="visually-hidden">Action</span></th>`}</tr></thead>
+  <tbody>${missed.map(
+    (each) => html`<tr><td>${serviceTime(each.createdAt)}</td><td><code>${each.deliveryId}</code></td><td>${each.event}</td><td>${each.status}</td><td class="num">${each.attemptCount}</td><td class="error-text">${each.lastError ?? ''}</td>
+      ${frame.readOnly
+        ? ''
+        : html`<td><form method="post" action="${frame.base}/missed/${encodeURIComponent(each.deliveryId)}/acknowledge" class="inline">${csrfField(frame)}<button type="submit" aria-label="Acknowledge missed delivery ${each.deliveryId}">Acknowledge</button></form></td>`}</tr>`,
+  )}</tbody></table></div>
+</section>`;
 }
 
 function actionLog(actions: InboxAction[]): Html {
@@ -139,7 +182,7 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
   const items = attentionItems(overview, service, frame.base);
   const count = (status: InboxEntryStatus) =>
     html`<div><dt>${status}</dt><dd><a href="${frame.base}/entries?status=${status}" class="status-${status}" aria-label="${stats[status]} ${status} entries">${stats[status]}</a></dd></div>`;
-  const body = html`<h1>Overview</h1>
+  const body = html`<h1>Overview${frame.tenant ? html` of tenant ${frame.tenant}` : ''}</h1>
 <section aria-labelledby="attention-title" class="attention${items.length === 0 ? ' calm' : ''}">
   <h2 id="attention-title">${items.length === 0 ? 'Nothing needs attention' : 'Needs attention'}</h2>
   ${items.length === 0 ? html`<p>Every entry is done or on its way, and ${workers.alive > 0 ? 'a worker is alive' : 'nothing waits for a worker'}.</p>` : html`<ul>${items}</ul>`}
@@ -160,6 +203,7 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
 
 <section aria-labelledby="activity-title">
   <h2 id="activity-title">Activity</h2>
+  ${frame.tenant ? html`<p class="muted">Of every tenant: the store counts activity per hour for the whole inbox.</p>` : ''}
   <h3>Last 24 hours, per hour (UTC)</h3>
   ${activityChart({ id: 'hourly', title: 'Entries received, done and dead per hour over the last 24 hours', buckets: activity.hourly, label: (start, index) => (index % 4 === 1 ? `${pad(new Date(start).getUTCHours())}:00` : null) })}
   <h3>Last 7 days, per day (UTC)</h3>
@@ -173,6 +217,8 @@ export function overviewPage(frame: PageFrame, overview: Overview, service: Serv
     )}
   </div></details>
 </section>
+
+${missedSection(frame, overview.missed, overview.attention.find((item) => item.kind === 'missed')?.missed.length ?? 0)}
 
 ${service ? serviceSummary(frame, service) : ''}
 
@@ -224,16 +270,23 @@ function endpointsTable(service: ServiceView): Html {
   )}</tbody></table></div>`;
 }
 
+/** Where an entry's own page is: within its tenant's pages, whichever page lists it. */
+function entryBase(frame: PageFrame, entry: InboxEntry): string {
+  return entry.tenant && frame.hasTenants && !frame.tenant ? tenantBase(frame.root ?? frame.base, entry.tenant) : frame.base;
+}
+
 export function entriesTable(frame: PageFrame, entries: InboxEntry[], caption: string): Html {
+  const tenantColumn = frame.hasTenants === true && !frame.tenant;
   return html`<div class="table-wrap"><table>
   <caption class="visually-hidden">${caption}</caption>
-  <thead><tr><th scope="col">Received</th><th scope="col">Event</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th></tr></thead>
+  <thead><tr><th scope="col">Received</th>${tenantColumn ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Event</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last error</th></tr></thead>
   <tbody>${entries.map(
     (entry) => html`<tr>
-      <td><a href="${frame.base}/entries/${encodeURIComponent(entry.id)}" aria-label="Entry ${entry.id}, received ${formatTime(entry.receivedAt)}">${time(entry.receivedAt)}</a></td>
+      <td><a href="${entryBase(frame, entry)}/entries/${encodeURIComponent(entry.id)}" aria-label="Entry ${entry.id}, received ${formatTime(entry.receivedAt)}">${time(entry.receivedAt)}</a></td>
+      ${tenantColumn ? html`<td>${entry.tenant ?? '—'}</td>` : ''}
       <td>${entry.event}${entry.known ? '' : html` <span class="muted">(unknown)</span>`}</td>
       <td>${entry.displayNumber ? html`#${entry.displayNumber}` : entry.orderId ? html`<span class="muted">${entry.orderId.slice(0, 8)}…</span>` : '—'}</td>
-      <td>${statusText(entry.status)}</td>
+      <td>${statusText(entry.status)}${entry.copyOf ? html` <span class="muted" title="The same event through the other endpoint of a secret rotation: stored for the audit, never run">(copy)</span>` : ''}</td>
       <td class="num">${entry.attempts}</td>
       <td class="error-text">${entry.lastError ?? ''}</td>
     </tr>`,
@@ -250,7 +303,7 @@ export function entriesPage(frame: PageFrame, query: EntriesQuery, page: Entries
     return search.toString();
   };
   const events = query.event && !KNOWN_EVENTS.includes(query.event) ? [...KNOWN_EVENTS, query.event] : KNOWN_EVENTS;
-  const body = html`<h1>Entries</h1>
+  const body = html`<h1>Entries${frame.tenant ? html` of tenant ${frame.tenant}` : ''}</h1>
 <form method="get" action="${frame.base}/entries" class="filters" role="search" aria-label="Filter entries">
   <label for="f-status">Status
     <select id="f-status" name="status"><option value="">any</option>${STATUSES.map((status) => html`<option value="${status}"${query.status === status ? html` selected` : ''}>${status}</option>`)}</select></label>
@@ -275,7 +328,10 @@ export function entryPage(frame: PageFrame, entry: InboxEntry, timeline: InboxEn
   const body = html`<h1>Entry <code>${entry.id}</code></h1>
 <dl class="facts" id="entry-facts">
   <dt>Event</dt><dd>${entry.event}${entry.known ? '' : ' (unknown to this SDK version)'}</dd>
-  <dt>Status</dt><dd id="entry-status">${statusText(entry.status)}</dd>
+  ${entry.tenant ? html`<dt>Tenant</dt><dd>${entry.tenant}</dd>` : ''}
+  <dt>Status</dt><dd id="entry-status">${statusText(entry.status)}${entry.copyOf
+    ? html` — a copy of <a href="${frame.base}/entries/${encodeURIComponent(entry.copyOf)}"><code>${entry.copyOf}</code></a>, the same event through the other endpoint of a secret rotation: kept for the audit, never run`
+    : ''}</dd>
   <dt>Order</dt><dd>${entry.displayNumber ? html`#${entry.displayNumber}` : '—'}${entry.orderId ? html` <span class="muted">(${entry.orderId})</span>` : ''}</dd>
   <dt>External order id</dt><dd>${entry.externalOrderId ?? '—'}</dd>
   <dt>Attempts</dt><dd>${entry.attempts}</dd>
@@ -310,7 +366,7 @@ ${serviceSummary(frame, view, 'Key and webhook endpoints')}
 ${endpoints.map(
     (each) => html`<section aria-label="Deliveries of ${each.endpoint.url}">
   <h2>Deliveries to ${each.endpoint.url}</h2>
-  <p class="muted">Endpoint ${each.endpoint.id}; ${each.endpoint.consecutive_failures} consecutive failures. A delivery is <span class="missed">missed</span> when the service marks it dead or retrying and the inbox does not hold it. A delivered one shows no error: what an earlier attempt met no longer matters.</p>
+  <p class="muted">Endpoint ${each.endpoint.id}; ${each.endpoint.consecutive_failures} consecutive failures. A delivery is <span class="missed">missed</span> when the last reconcile found it dead or retrying at the service and it has not reached the inbox since, nor been acknowledged (only the inbox's own endpoints count). A delivered one shows no error: what an earlier attempt met no longer matters.</p>
   ${frame.readOnly
       ? ''
       : html`<form method="post" action="${frame.base}/service/test" class="inline">${csrfField(frame)}<input type="hidden" name="endpoint" value="${each.endpoint.id}"><button type="submit">Send a test delivery</button></form>`}

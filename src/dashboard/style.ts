@@ -18,6 +18,13 @@ header.top nav a { color: #fff; text-decoration: none; padding: .25rem 0; displa
 header.top nav a[aria-current="page"] { border-bottom: 3px solid #93c5fd; }
 .mode { margin-left: auto; font-size: .875rem; color: #e5e7eb; }
 form.sign-out { margin: 0; }
+form.tenant-filter { margin: 0; display: flex; align-items: center; gap: .4rem; font-size: .875rem; }
+form.tenant-filter input { min-height: 0; padding: .15rem .4rem; }
+form.tenant-filter button { background: transparent; border-color: #e5e7eb; color: #fff; min-height: 0; padding: .15rem .6rem; font-size: .875rem; }
+form.tenant-filter a { color: #fff; }
+.tenant-key_invalid { color: var(--bad); font-weight: 700; }
+.tenant-active { color: var(--ok); }
+#tenants td:first-child { white-space: nowrap; }
 form.sign-out button { background: transparent; border-color: #e5e7eb; color: #fff; min-height: 0; padding: .15rem .6rem; font-size: .875rem; }
 .sign-in { max-width: 40rem; }
 .run-ok { color: var(--ok); font-weight: 600; }

@@ -6,4 +6,4 @@ export { ConnectionError, TimeoutError, ResponseValidationError, BulkOperationEr
 export { WebhookVerificationError, type WebhookVerificationReason } from './webhook-verification-error.ts';
 export { ERROR_STATUS, type ErrorCode, type ItemErrorCode } from './codes.ts';
 export { createApiError } from './create-api-error.ts';
-export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, type TenantConnectFailure, type ForeignEndpoint } from './tenant-errors.ts';
+export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, TenantRotationError, type TenantConnectFailure, type TenantRotationFailure, type ForeignEndpoint } from './tenant-errors.ts';

@@ -115,3 +115,43 @@ export class TenantConnectError extends IntegrationError {
     this.foreignEndpoints = extra.foreignEndpoints ?? [];
   }
 }
+
+/** Why `tenants.rotateWebhookSecret` stopped; see {@link TenantRotationError}. */
+export type TenantRotationFailure = 'endpoint_limit' | 'not_verified';
+
+/**
+ * `tenants.rotateWebhookSecret` stopped, naming the rule (`reason`); what it did so far is
+ * recorded, and calling it again resumes from there:
+ * - `endpoint_limit`: the integration already has 5 endpoints, so the second endpoint of the
+ *   rotation has no slot; `endpoints` names every one of them (id and URL without its query),
+ *   the tenant's own included. Delete one that is not in use, then call it again;
+ * - `not_verified`: no receiver verified a test delivery with the new secret in time (and the
+ *   service's delivery log did not show it delivered); both endpoints stay (the inbox runs each
+ *   event once), `newEndpointId` is the new one. Fix the receiver, then call it again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await tenants.rotateWebhookSecret('loja-42');
+ * } catch (error) {
+ *   if (error instanceof TenantRotationError && error.reason === 'endpoint_limit') console.log(error.endpoints);
+ * }
+ * ```
+ */
+export class TenantRotationError extends IntegrationError {
+  static override readonly errorName: string = 'TenantRotationError';
+  readonly tenantId: string;
+  readonly reason: TenantRotationFailure;
+  /** `endpoint_limit`: the endpoints that hold the integration's slots. */
+  readonly endpoints: ForeignEndpoint[];
+  /** `not_verified`: the endpoint registered by the rotation, which stays until it completes. */
+  readonly newEndpointId: string | null;
+
+  constructor(tenantId: string, reason: TenantRotationFailure, message: string, extra: { endpoints?: ForeignEndpoint[]; newEndpointId?: string; cause?: unknown } = {}) {
+    super(`tenant ${JSON.stringify(tenantId)}: ${message}`, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.tenantId = tenantId;
+    this.reason = reason;
+    this.endpoints = extra.endpoints ?? [];
+    this.newEndpointId = extra.newEndpointId ?? null;
+  }
+}

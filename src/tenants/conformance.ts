@@ -181,6 +181,34 @@ export function tenantStoreConformance(name: string, makeStore: () => TenantStor
       expect((await store.secrets('a'))[0]?.secret).toBe('resealed-1');
     });
 
+    it('records one rotation per tenant, step by step, and drops it when finished or disconnected', async () => {
+      await store.beginConnect(intent('a'));
+      await store.finishConnect('a', 'ep-1', T0);
+      expect(await store.rotation('a')).toBeNull();
+      expect(await store.advanceRotation('a', 'verifying', 'ep-2', T0)).toBeNull(); // none under way
+      const changesBefore = (await store.secretChanges(0, 100)).latest;
+      const begun = await store.beginRotation('a', 'ep-1', T0 + 1);
+      expect(begun).toEqual({ tenantId: 'a', step: 'registering', oldEndpointId: 'ep-1', newEndpointId: null, startedAt: T0 + 1, updatedAt: T0 + 1 });
+      // Receivers see a rotation under way, and are told to read the tenant again.
+      expect((await store.get('a'))?.rotatingSince).toBe(T0 + 1);
+      const afterBegin = await store.secretChanges(changesBefore, 100);
+      expect(afterBegin.changes.map((change) => change.tenantId)).toEqual(['a']);
+      // A second begin (a resumed call) finds the one under way and changes nothing.
+      expect(await store.beginRotation('a', 'ep-9', T0 + 2)).toEqual(begun);
+      expect((await store.secretChanges(afterBegin.latest, 100)).changes).toEqual([]);
+      expect(await store.advanceRotation('a', 'verifying', 'ep-2', T0 + 3)).toMatchObject({ step: 'verifying', oldEndpointId: 'ep-1', newEndpointId: 'ep-2', startedAt: T0 + 1, updatedAt: T0 + 3 });
+      expect(await store.advanceRotation('a', 'retiring', 'ep-2', T0 + 4)).toMatchObject({ step: 'retiring', newEndpointId: 'ep-2' });
+      expect(await store.rotation('b')).toBeNull();
+      await store.finishRotation('a');
+      expect(await store.rotation('a')).toBeNull();
+      expect((await store.get('a'))?.rotatingSince).toBeNull();
+      expect((await store.secretChanges(afterBegin.latest, 100)).changes.map((change) => change.tenantId)).toEqual(['a']);
+      await store.beginRotation('a', 'ep-2', T0 + 5);
+      await store.beginDisconnect('a', T0 + 6);
+      await store.finishDisconnect('a', T0 + 7);
+      expect(await store.rotation('a')).toBeNull();
+    });
+
     it('keeps named meta values', async () => {
       expect(await store.readMeta('key_check')).toBeNull();
       await store.writeMeta('key_check', 'one');

@@ -70,8 +70,8 @@ export async function connectTenant(context: TenantsContext, id: string, input: 
 }
 
 const sameEvents = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((event) => b.includes(event));
-const normalised = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
-const withoutQuery = (url: string) => (URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : '(not a URL)');
+export const normalised = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
+export const withoutQuery = (url: string) => (URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : '(not a URL)');
 
 /** Step 3: the tenant's endpoint, found by URL and held secret, or registered. */
 async function ensureEndpoint(context: TenantsContext, client: IntegrationClient, id: string, url: string, current: string | null): Promise<{ id: string; registeredNow: boolean }> {
@@ -104,13 +104,18 @@ async function ensureEndpoint(context: TenantsContext, client: IntegrationClient
   return { id: created.id, registeredNow: true };
 }
 
-/** Deletes an endpoint at the service (gone already counts), then its secret. */
-export async function removeEndpoint(context: TenantsContext, client: IntegrationClient, id: string, endpointId: string): Promise<void> {
+/** Deletes an endpoint at the service; one already gone counts as deleted. */
+export async function deleteAtService(client: IntegrationClient, endpointId: string): Promise<void> {
   try {
     await client.webhooks.delete(endpointId);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
+}
+
+/** Deletes an endpoint at the service (gone already counts), then its secret. */
+export async function removeEndpoint(context: TenantsContext, client: IntegrationClient, id: string, endpointId: string): Promise<void> {
+  await deleteAtService(client, endpointId);
   await context.store.deleteSecret(id, endpointId);
 }
 

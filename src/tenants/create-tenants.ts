@@ -12,7 +12,8 @@ import { disconnectTenant } from './disconnect.ts';
 import { tenantFromRecord } from './records.ts';
 import { attachTenantsReceiving, watchedStore } from './receiving.ts';
 import { rekeyTenants } from './rekey.ts';
-import { TENANT_STATUSES, type TenantStatus, type TenantStore } from './store.ts';
+import { rotateTenantSecret } from './rotate.ts';
+import { TENANT_STATUSES, type TenantRotationRecord, type TenantStatus, type TenantStore } from './store.ts';
 import { tenantClient } from './tenant-client.ts';
 import { checkTenantId } from './tenant-id.ts';
 import type { CreateTenantsOptions, ListTenantsOptions, Tenant, Tenants } from './types.ts';
@@ -37,6 +38,8 @@ export interface TenantsInternals {
    * each call: the receiver caches it.
    */
   secretsFor(tenantId: string): Promise<TenantWebhookSecret[] | null>;
+  /** The tenant's secret rotation under way (its step and endpoints), or `null`. */
+  rotationFor(tenantId: string): Promise<TenantRotationRecord | null>;
   /** The egress budget's use per minute (`doctor --tenants`). */
   egressUsage(): Promise<{ minuteStartedAt: string; requests: number }[]>;
   /** Clients held strongly right now (the idle LRU). */
@@ -161,6 +164,16 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
       checkTenantId(id);
       return clients.get(id, () => tenantClient(id, budget.limiterFor(id), context, context.options));
     },
+    async rotateWebhookSecret(id) {
+      open();
+      return oneAtATime(id, () =>
+        rotateTenantSecret(context, id, {
+          client: tenants.client(id),
+          // The receiver of createInbox({ tenants }) marks a secret the first time it verifies a delivery.
+          verifiedByReceiver: async (tenantId, endpointId) => (await store.secrets(tenantId)).some((secret) => secret.endpointId === endpointId && (secret.verifiedAt ?? null) !== null),
+        }),
+      );
+    },
     async rekey() {
       open();
       return rekeyTenants(context);
@@ -189,6 +202,7 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
         createdAt: secret.createdAt,
       }));
     },
+    rotationFor: (tenantId) => store.rotation(tenantId),
     egressUsage: () => budget.usage(),
     heldClients: () => clients.held,
   });

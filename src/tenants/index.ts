@@ -16,10 +16,12 @@ export type {
   SealedValueRef,
   TenantListRequest,
   TenantRecord,
+  TenantRotationRecord,
+  TenantRotationStep,
   SecretChanges,
   TenantSecretRecord,
   TenantStatus,
   TenantStore,
 } from './store.ts';
 export { SECRET_CHANGES_KEPT } from './store.ts';
-export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, type TenantConnectFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';
+export { TenantKeyInvalidError, TenantNotFoundError, TenantConnectError, TenantRotationError, type TenantConnectFailure, type TenantRotationFailure, type ForeignEndpoint } from '../errors/tenant-errors.ts';

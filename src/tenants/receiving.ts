@@ -52,6 +52,9 @@ const CHANGING: Readonly<Record<string, (args: unknown[]) => unknown>> = {
   beginDisconnect: (args) => args[0],
   finishDisconnect: (args) => args[0],
   setRotating: (args) => args[0],
+  // A rotation's start and end set and clear rotatingSince (src/tenants/rotate.ts).
+  beginRotation: (args) => args[0],
+  finishRotation: (args) => args[0],
 };
 
 /**

@@ -1,5 +1,5 @@
 /** Rows of the tenants tables as both shipped stores read them, and the record made of one. */
-import type { SealedValueRef, TenantRecord, TenantSecretRecord, TenantStatus } from './store.ts';
+import type { SealedValueRef, TenantRecord, TenantRotationRecord, TenantRotationStep, TenantSecretRecord, TenantStatus } from './store.ts';
 
 export const TENANT_COLUMNS =
   'id, merchant_id, store_ids, scopes, status, api_key, key_generation, endpoint_id, allow_same_merchant, connected_at, key_invalid_at, disconnected_at, updated_at, rotating_since';
@@ -72,4 +72,26 @@ export function sealedFromRow(row: SealedRow): SealedValueRef {
 /** The cursor of `sealedValues` as two sortable texts: the API key sorts before its tenant's secrets. */
 export function sealedCursor(after: { tenantId: string; endpointId: string | null } | null): [string, string] {
   return after === null ? ['', ''] : [after.tenantId, after.endpointId ?? ''];
+}
+
+export const ROTATION_COLUMNS = 'tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at';
+
+export interface RotationRow {
+  tenant_id: string;
+  step: string;
+  old_endpoint_id: string;
+  new_endpoint_id: string | null;
+  started_at: number | string;
+  updated_at: number | string;
+}
+
+export function rotationFromRow(row: RotationRow): TenantRotationRecord {
+  return {
+    tenantId: row.tenant_id,
+    step: row.step as TenantRotationStep,
+    oldEndpointId: row.old_endpoint_id,
+    newEndpointId: row.new_endpoint_id,
+    startedAt: Number(row.started_at),
+    updatedAt: Number(row.updated_at),
+  };
 }

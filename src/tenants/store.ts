@@ -112,6 +112,29 @@ export interface SealedValueRef {
   sealed: string;
 }
 
+/**
+ * Where a webhook secret rotation (`tenants.rotateWebhookSecret`) stands, recorded before each of
+ * its external steps so that a second call resumes it:
+ * - `registering`: a second endpoint is being registered at the tenant's URL (its secret is stored
+ *   as soon as the service answers);
+ * - `verifying`: the new endpoint (`newEndpointId`, its secret stored) is sent `webhooks.test` until
+ *   a receiver verified it with the new secret;
+ * - `retiring`: the tenant's deliveries go to the new endpoint; the old one is being deleted, then its secret.
+ */
+export type TenantRotationStep = 'registering' | 'verifying' | 'retiring';
+
+/** A rotation under way (one per tenant at most): endpoint ids only, never a secret. */
+export interface TenantRotationRecord {
+  tenantId: string;
+  step: TenantRotationStep;
+  /** The endpoint being replaced. */
+  oldEndpointId: string;
+  /** The endpoint replacing it, once registered (`verifying` and `retiring`). */
+  newEndpointId: string | null;
+  startedAt: number;
+  updatedAt: number;
+}
+
 export interface TenantListRequest {
   /** Only these statuses; all when left out. */
   statuses?: readonly TenantStatus[];
@@ -174,8 +197,23 @@ export interface TenantStore {
   markKeyInvalid(id: string, keyGeneration: number, at: number): Promise<boolean>;
   /** Any status but `disconnected` → `disconnecting`; `null` for an unknown or disconnected tenant. */
   beginDisconnect(id: string, at: number): Promise<TenantRecord | null>;
-  /** `disconnecting` → `disconnected`: the key and every secret erased, the endpoint cleared. */
+  /** `disconnecting` → `disconnected`: the key and every secret erased, the endpoint cleared, a rotation under way dropped. */
   finishDisconnect(id: string, at: number): Promise<TenantRecord | null>;
+  /** The tenant's rotation under way, or `null`. */
+  rotation(tenantId: string): Promise<TenantRotationRecord | null>;
+  /**
+   * Records a rotation's start (`registering`, replacing `oldEndpointId`) unless one is already
+   * under way for the tenant; returns the one under way either way. A start also sets the tenant's
+   * `rotatingSince` and numbers the change (`secretChanges`), in the same transaction.
+   */
+  beginRotation(tenantId: string, oldEndpointId: string, at: number): Promise<TenantRotationRecord>;
+  /** Moves the tenant's rotation to `step` (with the new endpoint from `verifying` on); `null` when none is under way. */
+  advanceRotation(tenantId: string, step: TenantRotationStep, newEndpointId: string | null, at: number): Promise<TenantRotationRecord | null>;
+  /**
+   * The rotation is over: its record goes and `rotatingSince` is cleared (a numbered change), in one
+   * transaction. `finishDisconnect` drops a rotation too.
+   */
+  finishRotation(tenantId: string): Promise<void>;
   /** Every sealed value, in a stable order, after `after` (a cursor made of the last one's tenant and endpoint). */
   sealedValues(after: { tenantId: string; endpointId: string | null } | null, limit: number): Promise<SealedValueRef[]>;
   /** Replaces one sealed value if it is still `previous` (another process may have moved it). */

@@ -162,6 +162,23 @@ export interface Tenants {
    */
   client(id: string): IntegrationClient;
   /**
+   * Replaces the tenant's webhook secret without losing or doubling an order (the service has no
+   * rotate route): registers a second endpoint at its URL with the same events and keeps both
+   * secrets; sends `webhooks.test` to it and waits (up to 60 s) until a receiver verified it with
+   * the new secret or the delivery log shows it delivered; then deletes the old endpoint and drops
+   * its secret. Each step is recorded before it runs: calling it again resumes an interrupted
+   * rotation. Refused with `TenantRotationError` when no endpoint slot is free (`endpoint_limit`,
+   * naming them) or nothing verified the test in time (`not_verified`; both endpoints stay). Returns
+   * the tenant with its new `endpointId`. See docs/webhooks.md, "Rotating the secret".
+   *
+   * @example
+   * ```ts
+   * const t = await tenants.rotateWebhookSecret('loja-42');
+   * console.log(`deliveries of ${t.id} now come from endpoint ${t.endpointId}`);
+   * ```
+   */
+  rotateWebhookSecret(id: string): Promise<Tenant>;
+  /**
    * Re-seals every credential under `encryptionKey.current` (the others must be in `previous`).
    *
    * @example

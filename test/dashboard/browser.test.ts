@@ -16,9 +16,12 @@ import { createSandbox, type Sandbox } from 'integration-sdk/sandbox';
 import type { Sync, SyncRunRecord } from 'integration-sdk/sync';
 import { api } from '../sandbox/helpers.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
+import { merchantsInbox } from './tenants-support.ts';
 import { listen, TOKEN, waitFor } from './support.ts';
 
 const CHROMIUM = '/usr/lib/chromium/chromium';
+/** Orders sent while the inbox's receiver was down: missed. */
+const MISSED = 2;
 const available = existsSync(CHROMIUM);
 if (!available && process.env.CI !== 'true') {
   console.log(`Skipping the dashboard's browser tests: no chromium at ${CHROMIUM} (apt-get install chromium).`);
@@ -69,15 +72,23 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     sandbox = await createSandbox({ rate: false, timeScale: 0.00002 });
     // The receiver's port is needed to register it, and the secret to build the inbox.
     let handler: ((request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void) | undefined;
-    const receiver = await listen((request, response) => handler!(request, response));
+    // While `down`, the receiver answers 503: the service gives up on what it sent meanwhile.
+    let down = false;
+    const receiver = await listen((request, response) => (down ? response.writeHead(503).end() : handler!(request, response)));
     servers.push(receiver);
     const created = await api(sandbox)('POST', '/webhooks', { url: `${receiver.url}/webhooks`, events: ['order.created', 'order.status_changed'] });
-    // A second endpoint nobody listens on: its deliveries die at the service, missed by the inbox.
+    // Another integration's endpoint on the same key, nobody listening: its deliveries die at the
+    // service, but they were never the inbox's to receive.
     const closed = await listen(() => {});
     await closed.close();
     await api(sandbox)('POST', '/webhooks', { url: `${closed.url}/hooks`, events: ['order.created'] });
-    inbox = createInbox({ secret: (created.body as { secret: string }).secret, store: sqliteStore({ path: join(dir.path, 'inbox.db') }) });
+    const own = (created.body as { id: string; secret: string });
+    inbox = createInbox({ secret: own.secret, store: sqliteStore({ path: join(dir.path, 'inbox.db') }), endpointIds: [own.id] });
     handler = inbox.handler.node;
+    down = true;
+    for (let n = 0; n < MISSED; n += 1) sandbox.createOrder();
+    await sandbox.idle();
+    down = false;
     worker = inbox.startWorker({
       handlers: {
         'order.created': async (event) => {
@@ -99,6 +110,8 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     await waitFor(() => inbox.stats(), (stats) => stats.dead === failing.size && stats.pending === 0 && stats.processing === 0, 15_000);
 
     const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+    // The reconcile finds the deliveries the receiver was down for: missed, open until acknowledged.
+    expect((await inbox.reconcile({ client })).missed).toHaveLength(MISSED);
     const dashboard = createDashboard({ inbox, client, sync, auth: { token: TOKEN }, basePath: '/integration' });
     const server = await listen(dashboard.node);
     servers.push(server);
@@ -158,7 +171,8 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     // The banner says what needs attention: the dead entries, and what to do.
     const banner = page.getByRole('region', { name: 'Needs attention' });
     await expect.poll(() => banner.textContent()).toContain(`${failing.size} entries are dead`);
-    expect(await banner.textContent()).toContain(`${orders.length} deliveries the service gave up on (or is still retrying) never reached the inbox`);
+    expect(await banner.textContent()).toContain(`${MISSED} deliveries the service gave up on (or is still retrying) never reached the inbox`);
+    expect(await page.locator('#missed tbody tr').count()).toBe(MISSED);
     expect(await banner.textContent()).toMatch(/failed its last \d+ deliveries/);
     expect(await page.locator('svg[role="img"]').count()).toBe(2);
     expect(await page.getByRole('heading', { name: 'Action log' }).count()).toBe(1);
@@ -229,7 +243,8 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Service', exact: true }).click();
     await page.getByRole('heading', { name: /Deliveries to/ }).first().waitFor();
     expect(await page.locator('main').textContent()).toContain('delivered');
-    expect(await page.locator('.missed', { hasText: 'missed' }).count()).toBeGreaterThanOrEqual(orders.length);
+    // Only the inbox's own endpoint's deliveries that never arrived: not the other integration's.
+    expect(await page.locator('tbody .missed').count()).toBe(MISSED);
     await shoot(page, 'service');
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sync', exact: true }).click();
     expect(await page.locator('tbody tr').count()).toBe(3);
@@ -239,6 +254,49 @@ describe.skipIf(!available && process.env.CI !== 'true')('the dashboard in a rea
     await shoot(page, 'sync');
     const csv = await page.request.get(`${url}/sync/runs/run-2/errors.csv`);
     expect(await csv.text()).toBe('index,external_id,store_id,code,message\r\n17,SKU-17,store-1,PRODUCT_NOT_FOUND,no such product\r\n40,"\'=HYPERLINK(""x"")",,VALIDATION_ERROR,"price, ""must"" be > 0"\r\n');
+    await page.context().close();
+  });
+
+  it('acknowledges a missed delivery once dealt with: it leaves the list, and the action log says who', async () => {
+    const page = await signedIn();
+    const [first] = await inbox.missed();
+    await page.getByRole('button', { name: `Acknowledge missed delivery ${first!.deliveryId}` }).click();
+    await expect.poll(() => page.locator('[role="status"]').textContent()).toContain('The missed delivery is acknowledged');
+    expect(await page.locator('#missed tbody tr').count()).toBe(MISSED - 1);
+    expect(await page.locator('#log-title + .table-wrap tbody tr').first().textContent()).toContain(`acknowledge-missedmissed delivery ${first!.deliveryId}: acknowledged`);
+    expect((await inbox.missed({ ended: true }))[0]).toMatchObject({ deliveryId: first!.deliveryId, ended: { how: 'acknowledged' } });
+    await page.context().close();
+  });
+
+  it('given tenants: the Tenants page lists a refused key first, and the header filter scopes the pages to one tenant', async () => {
+    const world = await merchantsInbox({ ids: ['loja-centro', 'loja-norte', 'loja-sul'], orders: [3, 1, 2], failing: 'loja-sul', revoked: 'loja-norte' });
+    const server = await listen(createDashboard({ inbox: world.inbox, tenants: world.tenants, auth: { token: TOKEN }, basePath: '/integration' }).node);
+    servers.push(server);
+    const base = `${server.url}/integration`;
+
+    const page = await signedIn(base);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Tenants', exact: true }).click();
+    const rows = page.locator('#tenants tbody tr');
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.nth(0).textContent()).toMatch(/loja-norte\s*key_invalid/);
+    expect(await rows.nth(1).textContent()).toMatch(/loja-centro\s*active\s*delivering/);
+    expect(await rows.nth(2).textContent()).toMatch(/loja-sul\s*active\s*delivering[\s\S]*\b0\s*2\b/);
+    const content = await page.content();
+    for (const merchant of world.sandbox.merchants) expect(content).not.toContain(merchant.keys[0]!.apiKey.split('_')[2]!);
+    expect(content).not.toMatch(/whsec_/);
+    await shoot(page, 'tenants');
+
+    await page.getByRole('search', { name: 'Tenant' }).getByRole('textbox').fill('loja-sul');
+    await page.getByRole('search', { name: 'Tenant' }).getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('heading', { name: 'Overview of tenant loja-sul' }).waitFor();
+    expect(page.url()).toBe(`${base}/t/loja-sul/`);
+    const stats = await world.inbox.stats({ tenant: 'loja-sul' });
+    expect(await page.locator('#counts a[aria-label$="dead entries"]').textContent()).toBe(String(stats.dead));
+    expect(await page.getByRole('region', { name: 'Needs attention' }).textContent()).toContain('2 entries are dead');
+    await shoot(page, 'tenant-overview');
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Entries', exact: true }).click();
+    expect(page.url()).toBe(`${base}/t/loja-sul/entries`);
+    expect(await page.locator('tbody tr').count()).toBe(stats.received);
     await page.context().close();
   });
 

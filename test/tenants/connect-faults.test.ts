@@ -2,7 +2,6 @@
 // service registered the endpoint, a failed test delivery, a process SIGKILLed between steps. After
 // each, no orphan endpoint remains once a second call has completed the first, and every endpoint
 // at the tenant's URL is one whose secret the store holds.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, InternalServerError } from 'integration-sdk';
@@ -10,7 +9,7 @@ import type { Tenants } from 'integration-sdk/tenants';
 import { TenantNotFoundError } from 'integration-sdk/tenants';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
 import { rejectionOf } from '../e2e/helpers.ts';
-import { startWorld, type Fault, type World } from './support/fixture.ts';
+import { killWhileHung, startWorld, type Fault, type World } from './support/fixture.ts';
 
 const script = fileURLToPath(new URL('./support/connect-process.ts', import.meta.url));
 
@@ -76,23 +75,7 @@ describe('connect with faults', () => {
       const world = await startWorld();
       const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
       failOnce(world, method, pathEnd, 'hang');
-      const child = spawn(process.execPath, ['--no-warnings', script], {
-        env: {
-          ...process.env,
-          TENANTS_BASE_URL: world.proxy.url,
-          TENANTS_DB: world.dbPath,
-          TENANTS_ENCRYPTION_KEY: world.encryptionKey,
-          TENANTS_API_KEY: apiKey,
-          TENANTS_HOOK: world.webhookUrl('x').replace(/\/x$/, ''),
-          TENANTS_ID: 'loja-1',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      await world.proxy.hung;
-      child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
-      world.proxy.fault = undefined;
+      expect(await killWhileHung(world, script, { TENANTS_API_KEY: apiKey })).toBe('SIGKILL');
 
       const tenants = world.tenants();
       const left = await endpointsAt(world, apiKey, 'loja-1');

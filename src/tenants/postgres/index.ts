@@ -7,7 +7,20 @@
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { SECRET_CHANGES_KEPT, type ConnectIntent, type ConnectIntentResult, type TenantStatus, type TenantStore } from '../store.ts';
-import { recordFromRow, sealedCursor, sealedFromRow, SECRET_COLUMNS, secretFromRow, TENANT_COLUMNS, type SealedRow, type SecretRow, type TenantRow } from '../store-rows.ts';
+import {
+  recordFromRow,
+  ROTATION_COLUMNS,
+  rotationFromRow,
+  sealedCursor,
+  sealedFromRow,
+  SECRET_COLUMNS,
+  secretFromRow,
+  TENANT_COLUMNS,
+  type RotationRow,
+  type SealedRow,
+  type SecretRow,
+  type TenantRow,
+} from '../store-rows.ts';
 
 export type { PostgresConnectionOptions } from '../../storage/postgres.ts';
 
@@ -39,6 +52,7 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
   const tenants = `"${schema}".tenants`;
   const secrets = `"${schema}".secrets`;
   const meta = `"${schema}".meta`;
+  const rotations = `"${schema}".rotations`;
   const secretChanges = `"${schema}".secret_changes`;
 
   const migrate = () =>
@@ -71,6 +85,15 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
           PRIMARY KEY (tenant_id, endpoint_id)
         )`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${meta} (name TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${rotations} (
+          tenant_id TEXT PRIMARY KEY,
+          step TEXT NOT NULL,
+          old_endpoint_id TEXT NOT NULL,
+          new_endpoint_id TEXT,
+          started_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL
+        )`);
       // Added for receivers (issue 28): a rotation in progress, the first verification of each
       // secret, and the numbered changes receivers in every process forget their cache by. Each
       // ALTER only when needed: it takes the table's strongest lock even when there is nothing to add.
@@ -250,9 +273,49 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
         ).rows;
         if (!row) return null;
         await client.query(`DELETE FROM ${secrets} WHERE tenant_id = $1`, [id]);
+        await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [id]);
         await client.query(logChangeSql, [id]);
         return recordFromRow(row);
       }),
+
+    rotation: async (tenantId) => {
+      const [row] = await query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+      return row ? rotationFromRow(row) : null;
+    },
+
+    beginRotation: (tenantId, oldEndpointId, at) =>
+      transaction(async (client) => {
+        const [inserted] = (
+          await client.query<RotationRow>(
+            `INSERT INTO ${rotations} (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES ($1, 'registering', $2, NULL, $3, $3)
+             ON CONFLICT (tenant_id) DO NOTHING RETURNING ${ROTATION_COLUMNS}`,
+            [tenantId, oldEndpointId, at],
+          )
+        ).rows;
+        if (!inserted) {
+          // One is under way (ON CONFLICT DO NOTHING returns no row): a resumed call reads it.
+          const [row] = (await client.query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId])).rows;
+          return rotationFromRow(row!);
+        }
+        // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
+        if ((await client.query(`UPDATE ${tenants} SET rotating_since = $2 WHERE id = $1`, [tenantId, at])).rowCount) await client.query(logChangeSql, [tenantId]);
+        return rotationFromRow(inserted);
+      }),
+
+    advanceRotation: async (tenantId, step, newEndpointId, at) => {
+      const [row] = await query<RotationRow>(
+        `UPDATE ${rotations} SET step = $2, new_endpoint_id = $3, updated_at = $4 WHERE tenant_id = $1 RETURNING ${ROTATION_COLUMNS}`,
+        [tenantId, step, newEndpointId, at],
+      );
+      return row ? rotationFromRow(row) : null;
+    },
+
+    finishRotation: async (tenantId) => {
+      await transaction(async (client) => {
+        await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+        if ((await client.query(`UPDATE ${tenants} SET rotating_since = NULL WHERE id = $1 AND rotating_since IS NOT NULL`, [tenantId])).rowCount) await client.query(logChangeSql, [tenantId]);
+      });
+    },
 
     sealedValues: async (after, limit) => {
       const [tenantId, endpointId] = sealedCursor(after);

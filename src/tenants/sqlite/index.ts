@@ -6,8 +6,21 @@
  */
 import { ConfigurationError } from '../../errors/integration-error.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import { SECRET_CHANGES_KEPT, type ConnectIntent, type TenantRecord, type TenantStatus, type TenantStore } from '../store.ts';
-import { recordFromRow, sealedCursor, sealedFromRow, SECRET_COLUMNS, secretFromRow, TENANT_COLUMNS, type SealedRow, type SecretRow, type TenantRow } from '../store-rows.ts';
+import { SECRET_CHANGES_KEPT, type ConnectIntent, type TenantRecord, type TenantRotationRecord, type TenantStatus, type TenantStore } from '../store.ts';
+import {
+  recordFromRow,
+  ROTATION_COLUMNS,
+  rotationFromRow,
+  sealedCursor,
+  sealedFromRow,
+  SECRET_COLUMNS,
+  secretFromRow,
+  TENANT_COLUMNS,
+  type RotationRow,
+  type SealedRow,
+  type SecretRow,
+  type TenantRow,
+} from '../store-rows.ts';
 
 /** Options of {@link sqliteTenantStore}. */
 export interface SqliteTenantStoreOptions {
@@ -46,6 +59,14 @@ CREATE TABLE IF NOT EXISTS tenants_secrets (
   PRIMARY KEY (tenant_id, endpoint_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tenants_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tenants_rotations (
+  tenant_id TEXT PRIMARY KEY,
+  step TEXT NOT NULL,
+  old_endpoint_id TEXT NOT NULL,
+  new_endpoint_id TEXT,
+  started_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tenants_secret_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL);
 `;
 
@@ -61,6 +82,11 @@ function logChange(db: SqliteDatabase, tenantId: string): void {
 function getRow(db: SqliteDatabase, id: string): TenantRecord | null {
   const row = db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`).get(id) as TenantRow | undefined;
   return row ? recordFromRow(row) : null;
+}
+
+function getRotation(db: SqliteDatabase, tenantId: string): TenantRotationRecord | null {
+  const row = db.prepare(`SELECT ${ROTATION_COLUMNS} FROM tenants_rotations WHERE tenant_id = ?`).get(tenantId) as RotationRow | undefined;
+  return row ? rotationFromRow(row) : null;
 }
 
 function beginConnect(db: SqliteDatabase, intent: ConnectIntent) {
@@ -243,9 +269,38 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
           .run(at, at, id);
         if (!changed(done)) return null;
         db.prepare('DELETE FROM tenants_secrets WHERE tenant_id = ?').run(id);
+        db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ?').run(id);
         logChange(db, id);
         return getRow(db, id);
       }),
+
+    rotation: (tenantId) => run((db) => getRotation(db, tenantId)),
+
+    beginRotation: (tenantId, oldEndpointId, at) =>
+      write((db) => {
+        const begun = db
+          .prepare(
+            `INSERT INTO tenants_rotations (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES (?, 'registering', ?, NULL, ?, ?)
+             ON CONFLICT (tenant_id) DO NOTHING`,
+          )
+          .run(tenantId, oldEndpointId, at, at);
+        // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
+        if (changed(begun) && changed(db.prepare('UPDATE tenants SET rotating_since = ? WHERE id = ?').run(at, tenantId))) logChange(db, tenantId);
+        return getRotation(db, tenantId)!;
+      }),
+
+    advanceRotation: (tenantId, step, newEndpointId, at) =>
+      write((db) => {
+        const done = db.prepare('UPDATE tenants_rotations SET step = ?, new_endpoint_id = ?, updated_at = ? WHERE tenant_id = ?').run(step, newEndpointId, at, tenantId);
+        return changed(done) ? getRotation(db, tenantId) : null;
+      }),
+
+    finishRotation: async (tenantId) => {
+      await write((db) => {
+        db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ?').run(tenantId);
+        if (changed(db.prepare('UPDATE tenants SET rotating_since = NULL WHERE id = ? AND rotating_since IS NOT NULL').run(tenantId))) logChange(db, tenantId);
+      });
+    },
 
     sealedValues: (after, limit) =>
       run((db) => {

@@ -1,18 +1,12 @@
 // Credentials at rest in a real SQLite file: the file's bytes hold no key and no secret; a registry
 // with another encryption key reads nothing and says so; a value copied onto another tenant does not
 // open; rekey moves everything to the current key, after which only it opens the store.
-import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { expect, it } from 'vitest';
 import { ConfigurationError } from 'integration-sdk';
 import { tenantsInternals } from '../../../src/tenants/create-tenants.ts';
 import { rejectionOf } from '../../e2e/helpers.ts';
-import { dir, newEncryptionKey, startWorld } from '../support/fixture.ts';
-
-function fileBytes(dbPath: string): Buffer {
-  const name = dbPath.split('/').at(-1)!;
-  return Buffer.concat(readdirSync(dir.path).filter((file) => file.startsWith(name)).map((file) => readFileSync(`${dir.path}/${file}`)));
-}
+import { fileBytes, newEncryptionKey, startWorld } from '../support/fixture.ts';
 
 it('the database file holds no key and no secret, in any encoding', async () => {
   const world = await startWorld();

@@ -1,7 +1,9 @@
 // A sandbox with many merchants behind a proxy that records every request and can fail one after
 // the sandbox processed it (a 500, a reset, or no answer at all), a receiver for the deliveries,
 // and registries on real SQLite files.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -73,6 +75,12 @@ export async function startFaultProxy(sandbox: Sandbox): Promise<FaultProxy> {
   return state;
 }
 
+/** The bytes of a database file and its WAL and journal files. */
+export function fileBytes(dbPath: string): Buffer {
+  const name = dbPath.split('/').at(-1)!;
+  return Buffer.concat(readdirSync(dir.path).filter((file) => file.startsWith(name)).map((file) => readFileSync(`${dir.path}/${file}`)));
+}
+
 export const newEncryptionKey = () => randomBytes(32).toString('base64');
 
 export interface World {
@@ -119,4 +127,30 @@ export async function startWorld(sandboxOptions: SandboxOptions = { merchants: [
 /** The requests a key made, as `METHOD /path` after `/integration/v1`. */
 export function requestsOf(proxy: FaultProxy, apiKey: string): string[] {
   return proxy.requests.filter((request) => request.key === apiKey).map((request) => `${request.method} ${request.path.replace('/integration/v1', '')}`);
+}
+
+/**
+ * Runs `script` (a registry's operation on tenant `loja-1` of the world's file, through its proxy)
+ * in a child process and SIGKILLs it once the proxy holds one of its requests; resolves with the
+ * signal that ended it, the proxy's fault cleared.
+ */
+export async function killWhileHung(world: World, script: string, env: Record<string, string> = {}): Promise<NodeJS.Signals | null> {
+  const child = spawn(process.execPath, ['--no-warnings', script], {
+    env: {
+      ...process.env,
+      TENANTS_BASE_URL: world.proxy.url,
+      TENANTS_DB: world.dbPath,
+      TENANTS_ENCRYPTION_KEY: world.encryptionKey,
+      TENANTS_HOOK: world.webhookUrl('x').replace(/\/x$/, ''),
+      TENANTS_ID: 'loja-1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  await world.proxy.hung;
+  child.kill('SIGKILL');
+  const signal = await exited;
+  world.proxy.fault = undefined;
+  return signal;
 }
