@@ -12,7 +12,8 @@ import type { AuthenticDelivery } from '../webhooks/parse-event.ts';
 import { nodeCrypto } from '../webhooks/crypto.ts';
 import { constantTimeEqual, type WebhookHeaders } from '../webhooks/signature.ts';
 import { checkBeforeSignature, completeAuthentication, type VerifyWebhookOptions } from '../webhooks/verification-steps.ts';
-import type { Addressee, DeliverySecrets, KnownSecret } from './delivery-secrets.ts';
+import type { Addressee, KnownSecret } from './addressee.ts';
+import type { DeliverySecrets } from './delivery-secrets.ts';
 
 /** The longest a delivery no known secret verifies is held during a rotation. */
 export const HOLD_MS = 5000;

@@ -10,12 +10,19 @@
  * `previous_status` and `status`. Nothing else (not `ts`, which the service stamps per attempt).
  */
 import { statusesOf } from './order-history.ts';
-import type { NewInboxEntry } from './store.ts';
 
 const ORDER_EVENTS = ['order.created', 'order.status_changed'];
 
+/** What the pairing reads of an entry being stored (a `NewInboxEntry`'s fields of the same names). */
+export interface PairedEntry {
+  event: string;
+  orderId: string | null;
+  payload: string;
+  verifiedBy?: string | null | undefined;
+}
+
 /** The change an order event carries, as the pairing compares it; `null` for an entry never paired (no secret id, not an order event). */
-export function pairKeyOf(entry: Pick<NewInboxEntry, 'event' | 'orderId' | 'payload' | 'verifiedBy'>): string | null {
+export function pairKeyOf(entry: PairedEntry): string | null {
   if (!entry.verifiedBy || entry.orderId === null || !ORDER_EVENTS.includes(entry.event)) return null;
   if (entry.event === 'order.created') return entry.event;
   const { status, previousStatus } = statusesOf(entry.payload);

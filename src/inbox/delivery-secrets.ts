@@ -8,27 +8,8 @@ import { tenantIdProblem } from '../tenants/tenant-id.ts';
 import type { TenantsReceiving } from '../tenants/receiving.ts';
 import { nodeCrypto } from '../webhooks/crypto.ts';
 import type { WebhookHeaders } from '../webhooks/signature.ts';
+import type { Addressee, KnownSecret } from './addressee.ts';
 import { TenantSecretsCache } from './tenant-secrets.ts';
-
-/** One secret a delivery may be signed with. Holds a secret: never logged. */
-export interface KnownSecret {
-  /** Opaque and not secret: what an entry keeps of the secret that verified it (`verifiedBy`). */
-  id: string;
-  secret: string;
-  /** When the registry stored it (a tenant's); `null` for a single merchant's. */
-  createdAt: number | null;
-  /** When a receiver first verified a delivery with it; `null` until then (or not recorded). */
-  verifiedAt: number | null;
-}
-
-/** Whose delivery a request is, and what may have signed it. */
-export interface Addressee {
-  /** The tenant the URL names; `undefined` in a single-merchant inbox. */
-  tenant: string | undefined;
-  secrets: readonly KnownSecret[];
-  /** A rotation is in progress (or the tenant is connecting): hold a delivery no secret verifies. */
-  rotating: boolean;
-}
 
 /** What the receiver knows of a request before reading its body. */
 export interface RequestTarget {

@@ -10,7 +10,7 @@
 import type { Clock } from '../clock.ts';
 import type { TenantsReceiving } from '../tenants/receiving.ts';
 import { SECRET_CHANGES_KEPT } from '../tenants/store.ts';
-import type { Addressee, KnownSecret } from './delivery-secrets.ts';
+import type { Addressee, KnownSecret } from './addressee.ts';
 
 /** How often each process asks the registry which tenants' secrets changed. */
 export const SECRETS_POLL_MS = 1000;
