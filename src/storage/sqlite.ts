@@ -83,9 +83,13 @@ export function sqliteTransaction<T>(database: SqliteDatabase, body: () => T): T
 const MAX_RETRY_STEP_MS = 16;
 
 export interface SqliteFileOptions {
-  path: string;
-  /** Longest wait for a lock held by another connection, per operation, in ms. */
-  busyTimeoutMs: number;
+  /** The store's `path` option, as the user gave it (checked here: a non-empty string). */
+  path: unknown;
+  /**
+   * The store's `busyTimeoutMs` option, as given: the longest wait for a lock held by another
+   * connection, per operation, in ms (checked here; default 5000).
+   */
+  busyTimeoutMs: unknown;
   /** Names the store in errors ("sqliteStore", "sqliteSyncState"). */
   owner: string;
   /** The store to use instead on a Node without `node:sqlite` ("postgresStore"). */
@@ -94,6 +98,10 @@ export interface SqliteFileOptions {
 
 /** A lazily opened SQLite file. */
 export interface SqliteFile {
+  /** The file, as the store's `path` option named it. */
+  readonly path: string;
+  /** The store's lock wait, checked (see {@link SqliteFileOptions.busyTimeoutMs}). */
+  readonly busyTimeoutMs: number;
   /**
    * Runs `operation` on the database, trying again in short asynchronous steps while another
    * connection holds the lock, until `deadlineMs` from now (default `busyTimeoutMs`); then throws
@@ -114,11 +122,24 @@ async function untilOr(promise: Promise<void>, deadline: number): Promise<void> 
   cancel();
 }
 
+/** The path and lock wait every SQLite store takes, checked once for all of them. */
+function checkedFileOptions(options: SqliteFileOptions): SqliteFileOptions & { path: string; busyTimeoutMs: number } {
+  const { path, owner } = options;
+  if (typeof path !== 'string' || path === '') throw new ConfigurationError(`${owner} needs { path }: the database file.`);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  // A NaN deadline would never pass: a locked file would be retried forever.
+  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new ConfigurationError(`${owner}: busyTimeoutMs must be a number of milliseconds >= 0.`);
+  }
+  return { ...options, path, busyTimeoutMs };
+}
+
 /**
  * Opens (on first use) the SQLite file of a store. Checks at once that `node:sqlite` exists, so a
  * store made on a Node without it fails at construction, not at its first query.
  */
-export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
+export function openSqliteFile(given: SqliteFileOptions): SqliteFile {
+  const options = checkedFileOptions(given);
   const Database = sqliteDatabaseClass(options.owner, options.alternative);
   let db: SqliteDatabase | undefined;
   let closed = false;
@@ -180,6 +201,8 @@ export function openSqliteFile(options: SqliteFileOptions): SqliteFile {
   }
 
   return {
+    path: options.path,
+    busyTimeoutMs: options.busyTimeoutMs,
     async attempt(operation, deadlineMs = options.busyTimeoutMs) {
       const deadline = systemClock.now() + deadlineMs;
       for (;;) {

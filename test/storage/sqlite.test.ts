@@ -133,3 +133,26 @@ describe('closing', () => {
     await expect(file.attempt((db) => db.exec('SELECT 1'))).rejects.toThrow(new ConfigurationError('This testStore is closed.'));
   });
 });
+
+describe('openSqliteFile: the options every SQLite store takes', () => {
+  // The inbox's, the sync's and the tenants' SQLite stores hand their options over as given: one
+  // check, one wording, naming the store the user called.
+  it.each([
+    [{ path: undefined }, 'testStore needs { path }: the database file.'],
+    [{ path: '' }, 'testStore needs { path }: the database file.'],
+    [{ path: 'x.db', busyTimeoutMs: Number.NaN }, 'testStore: busyTimeoutMs must be a number of milliseconds >= 0.'],
+    [{ path: 'x.db', busyTimeoutMs: -1 }, 'testStore: busyTimeoutMs must be a number of milliseconds >= 0.'],
+    [{ path: 'x.db', busyTimeoutMs: '5000' }, 'testStore: busyTimeoutMs must be a number of milliseconds >= 0.'],
+  ])('refuses %o with a ConfigurationError', (given, message) => {
+    const attempt = () => openSqliteFile({ path: given.path, busyTimeoutMs: 'busyTimeoutMs' in given ? given.busyTimeoutMs : undefined, owner: 'testStore', alternative: 'postgresStore' });
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(message);
+  });
+
+  it('waits 5 s for a lock unless told otherwise, and says what it was given', () => {
+    const path = freshPath();
+    const file = openSqliteFile({ path, busyTimeoutMs: undefined, owner: 'testStore', alternative: 'postgresStore' });
+    opened.push(file);
+    expect(file).toMatchObject({ path, busyTimeoutMs: 5000 });
+  });
+});

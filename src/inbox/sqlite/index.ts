@@ -3,7 +3,6 @@
  * dependency). One file, WAL with `synchronous=FULL` (an answered delivery survives a power cut),
  * claims in `BEGIN IMMEDIATE` transactions so that several processes on one machine can share it.
  */
-import { ConfigurationError } from '../../errors/integration-error.ts';
 import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
 import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf, storedTenant } from '../store.ts';
@@ -134,15 +133,7 @@ const COLUMNS = INBOX_COLUMNS;
  * ```
  */
 export function sqliteStore(options: SqliteStoreOptions): InboxStore {
-  if (typeof options?.path !== 'string' || options.path === '') {
-    throw new ConfigurationError('sqliteStore needs { path }: the database file.');
-  }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  // A NaN deadline would never pass: a locked file would be retried forever.
-  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new ConfigurationError('sqliteStore: busyTimeoutMs must be a number of milliseconds >= 0.');
-  }
-  const file = openSqliteFile({ path: options.path, busyTimeoutMs, owner: 'sqliteStore', alternative: 'postgresStore' });
+  const file = openSqliteFile({ path: options?.path, busyTimeoutMs: options?.busyTimeoutMs, owner: 'sqliteStore', alternative: 'postgresStore' });
   const attempt = file.attempt;
   const transaction = sqliteTransaction;
 

@@ -5,7 +5,6 @@
  * the last ones, and those items are simply sent again (absolute values).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ConfigurationError } from '../../errors/integration-error.ts';
 import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
 import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
 import { stateFailure } from '../state-errors.ts';
@@ -43,14 +42,7 @@ const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, s
  * ```
  */
 export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
-  if (typeof options?.path !== 'string' || options.path === '') {
-    throw new ConfigurationError('sqliteSyncState needs { path }: the database file.');
-  }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new ConfigurationError('sqliteSyncState: busyTimeoutMs must be a number of milliseconds >= 0.');
-  }
-  const file = openSqliteFile({ path: options.path, busyTimeoutMs, owner: 'sqliteSyncState', alternative: 'postgresSyncState' });
+  const file = openSqliteFile({ path: options?.path, busyTimeoutMs: options?.busyTimeoutMs, owner: 'sqliteSyncState', alternative: 'postgresSyncState' });
 
   let migrated = false;
   async function migrate(): Promise<void> {
@@ -73,7 +65,7 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       await migrate();
       return await file.attempt(operation);
     } catch (error) {
-      throw stateFailure(error, { state: `SQLite file ${options.path}`, busyTimeoutMs });
+      throw stateFailure(error, { state: `SQLite file ${file.path}`, busyTimeoutMs: file.busyTimeoutMs });
     }
   }
   const write = <T>(operation: (db: SqliteDatabase) => T) => run((database) => sqliteTransaction(database, () => operation(database)));

@@ -4,7 +4,6 @@
  * too. Every process on the machine sharing the file sees a tenant turn `key_invalid` at its next
  * request. Credentials arrive sealed: nothing in the file is a key or a secret in clear.
  */
-import { ConfigurationError } from '../../errors/integration-error.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
 import { SECRET_CHANGES_KEPT, type ConnectIntent, type TenantRecord, type TenantRotationRecord, type TenantStatus, type TenantStore } from '../store.ts';
 import {
@@ -132,14 +131,7 @@ function beginConnect(db: SqliteDatabase, intent: ConnectIntent) {
  * ```
  */
 export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStore {
-  if (typeof options?.path !== 'string' || options.path === '') {
-    throw new ConfigurationError('sqliteTenantStore needs { path }: the database file.');
-  }
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (typeof busyTimeoutMs !== 'number' || !Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new ConfigurationError('sqliteTenantStore: busyTimeoutMs must be a number of milliseconds >= 0.');
-  }
-  const file = openSqliteFile({ path: options.path, busyTimeoutMs, owner: 'sqliteTenantStore', alternative: 'postgresTenantStore' });
+  const file = openSqliteFile({ path: options?.path, busyTimeoutMs: options?.busyTimeoutMs, owner: 'sqliteTenantStore', alternative: 'postgresTenantStore' });
 
   let migrated = false;
   async function migrate(): Promise<void> {
