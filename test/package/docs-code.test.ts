@@ -128,6 +128,7 @@ describe("the README's samples", () => {
         ...started.env,
         WEBHOOK_SECRET: secret,
         DASHBOARD_TOKEN: randomBytes(24).toString('hex'),
+        TENANTS_KEY: randomBytes(32).toString('base64'),
         PORT: String(await freePort()),
         ...(redis ? { REDIS_URL: redis.url } : {}),
       };
