@@ -94,6 +94,20 @@ export function tenantsConformance(current: () => InboxStore, test: ConformanceT
       expect(await stale('loja-a')).toMatchObject([{ checkedAt: null }]);
     });
 
+    it('claims each entry once, also when the tenant served last has nothing pending and one other tenant has', async () => {
+      // A claim of 4 after 'loja-a', whose entries are all done, with one entry of 'loja-b' due: the
+      // walk comes round to 'loja-b' again and must not take its entry a second time.
+      const done = entry({ tenant: 'loja-a' });
+      await store.insert(done);
+      await claim('w', T0, 1);
+      await store.complete(done.deliveryId, 'w', T0, 'loja-a');
+      const due = entry({ tenant: 'loja-b' });
+      await store.insert(due);
+      const claimed = await claim('w', T0 + 1, 4, 'loja-a');
+      expect(claimed.map((each) => [each.id, each.attempts])).toEqual([[due.deliveryId, 1]]);
+      expect(await claim('w', T0 + 2, 4, 'loja-b')).toEqual([]);
+    });
+
     it("claims due entries tenant by tenant in turn: a tenant's backlog does not delay another's new entry past one claim", async () => {
       for (let i = 0; i < 30; i += 1) await store.insert(entry({ tenant: 'busy', receivedAt: T0 + i }));
       const quiet = entry({ tenant: 'quiet', receivedAt: T0 + 100 });

@@ -65,14 +65,18 @@ export function pickClaimable(database: Database, request: ClaimRequest): Picked
   const dueOf = database.prepare(DUE_OF_TENANT);
   const start = request.afterTenant ?? null;
   const lists: Picked[][] = [];
+  // Each tenant once per claim: coming round again (the tenant served last has nothing pending, so
+  // the walk never meets it) must not take a tenant's entries a second time.
+  const visited = new Set<string>();
   let tenant: string | null = start;
   let wrapped = start === null;
-  for (let visited = 0; visited < MAX_TENANTS_VISITED && lists.length < wanted; visited += 1) {
+  while (visited.size < MAX_TENANTS_VISITED && lists.length < wanted) {
     const found = (tenant === null ? first.get() : next.get(tenant, wrapped ? 0 : 1)) as { tenant: string | null };
-    if (found.tenant === null) break;
+    if (found.tenant === null || visited.has(found.tenant)) break;
     // Past the last tenant: round once more from the first, up to the one served last, which comes last.
     if (!wrapped && start !== null && found.tenant <= start) wrapped = true;
     if (wrapped && start !== null && found.tenant > start) break;
+    visited.add(found.tenant);
     tenant = found.tenant;
     const due = dueOf.all({ ...parameters, tenant, limit: wanted }) as Picked[];
     if (due.length > 0) lists.push(due);
