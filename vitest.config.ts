@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The command line bundled once, a Postgres data directory initialised once (see the file).
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 20_000,
     pool: 'forks',
   },
