@@ -23,6 +23,8 @@ export interface SharedRateRun {
   retryAfterS?: number;
   /** Items get this prefix so that processes do not write the same products. */
   prefix: string;
+  /** The limiter's `commandTimeoutMs` seam (default 500 ms): how slow Redis may be before it counts as down. */
+  commandTimeoutMs?: number;
   /**
    * Steered by its parent (the tests), so that they wait on what happens rather than on time: prints
    * a `SharedRateEvent` line for each step as it happens, sends nothing before a `go` line on stdin,
@@ -34,7 +36,9 @@ export interface SharedRateRun {
 /** What a steered process prints as it happens, one JSON line each. */
 export type SharedRateEvent =
   | { event: 'ready' }
-  | { event: 'sent'; status: number }
+  | { event: 'sent'; status: number; forced?: true }
+  | { event: 'granted'; at: number }
+  | { event: 'paused'; askedAt: number; at: number; ms: number }
   | { event: 'warn' | 'info'; message: string };
 
 export interface SharedRateOutput {
@@ -82,7 +86,10 @@ const observed = <T extends object>(client: T, methods: string[], opOf: (args: u
       void reply.then(
         () => {
           if (op === 'take') lastTake = { askedAt };
-          if (op === 'pause') pauses.push({ askedAt, at: Date.now(), ms: Number(argument) });
+          if (op !== 'pause') return;
+          const pause = { askedAt, at: Date.now(), ms: Number(argument) };
+          pauses.push(pause);
+          emit({ event: 'paused', ...pause });
         },
         () => {},
       );
@@ -128,7 +135,7 @@ const observedFetch: typeof fetch = async (input, init) => {
   const index = sent.push(record) - 1;
   if (index === run.force429At) {
     record.status = 429;
-    emit({ event: 'sent', status: 429 });
+    emit({ event: 'sent', status: 429, forced: true });
     const body = { error: { code: 'RATE_LIMITED', message: 'Forced by the test.' } };
     return new Response(JSON.stringify(body), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(run.retryAfterS ?? 2) } });
   }
@@ -138,12 +145,17 @@ const observedFetch: typeof fetch = async (input, init) => {
   return response;
 };
 
-const rateLimit = redisRateLimiter({ redis: limiterClient as never, requestsPerMinute: run.requestsPerMinute, burst: run.burst });
+const seams = run.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: run.commandTimeoutMs };
+const rateLimit = redisRateLimiter({ redis: limiterClient as never, requestsPerMinute: run.requestsPerMinute, burst: run.burst }, seams);
 const acquire = rateLimit.acquire.bind(rateLimit);
 rateLimit.acquire = async (...args) => {
   const finished = await acquire(...args);
   // Served by Redis (not by the fallback, which asks it nothing): the last take granted it.
-  if (lastTake) grants.push({ askedAt: lastTake.askedAt, at: Date.now() });
+  if (lastTake) {
+    const grant = { askedAt: lastTake.askedAt, at: Date.now() };
+    grants.push(grant);
+    emit({ event: 'granted', at: grant.at });
+  }
   lastTake = undefined;
   return finished;
 };

@@ -16,6 +16,10 @@ import { connectedClient, RedisServer, skipRedis } from './redis-server.ts';
 
 const PER_MINUTE = 600;
 const BURST = 10;
+// A loaded machine can keep Redis from answering within the default 500 ms; falling back then is
+// tested in redis-rate-limiter.test.ts, and is not what these tests look at. A stopped Redis is
+// noticed when its connection drops, not by this timeout.
+const COMMAND_TIMEOUT_MS = 10_000;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('../../bench/workers/shared-rate-client.ts', import.meta.url));
 
@@ -24,8 +28,8 @@ let redis: RedisClientType;
 let sandbox: Sandbox;
 
 interface Worker {
-  /** Resolves once `holds` is true of the events printed so far; rejects if the process ends first. */
-  until(holds: (events: SharedRateEvent[]) => boolean): Promise<void>;
+  /** Resolves with the events printed so far once `holds` is true of them; rejects if the process ends first. */
+  until(holds: (events: SharedRateEvent[]) => boolean): Promise<SharedRateEvent[]>;
   tell(word: 'go' | 'finish'): void;
   output: Promise<SharedRateOutput>;
 }
@@ -59,7 +63,7 @@ function startWorker(run: SharedRateRun): Worker {
         const check = () => {
           if (!holds(events)) return;
           checks.delete(check);
-          resolve();
+          resolve(events);
         };
         checks.add(check);
         check();
@@ -84,6 +88,7 @@ async function startWorkers(count: number, items: number, extra: (index: number)
       requestsPerMinute: PER_MINUTE,
       burst: BURST,
       prefix: `p${index}`,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
       ...extra(index),
     }),
   );
@@ -96,6 +101,11 @@ async function startWorkers(count: number, items: number, extra: (index: number)
 const sentAfter = (events: SharedRateEvent[], from: (event: SharedRateEvent) => boolean) => {
   const start = events.findIndex(from);
   return start < 0 ? 0 : events.slice(start + 1).filter((e) => e.event === 'sent').length;
+};
+/** The pause stored in Redis after the 429 this process forced. */
+const forcedPause = (events: SharedRateEvent[]) => {
+  const forced = events.findIndex((e) => e.event === 'sent' && e.forced === true);
+  return forced < 0 ? undefined : events.slice(forced + 1).find((e) => e.event === 'paused');
 };
 const logged = (pattern: RegExp) => (event: SharedRateEvent) => (event.event === 'warn' || event.event === 'info') && pattern.test(event.message);
 
@@ -130,23 +140,25 @@ describe.skipIf(skipRedis)('processes sharing one key through Redis', () => {
   });
 
   it('a 429 in one process pauses the other three until its Retry-After has passed (ioredis clients)', { timeout: 30_000 }, async () => {
-    const workers = await startWorkers(4, 15, (index) => ({ library: 'ioredis', ...(index === 0 ? { force429At: 4, retryAfterS: 2 } : {}) }));
-    const outputs = await Promise.all(workers.map((worker) => worker.output));
-    const forced = outputs[0]!.sent[4]!;
-    expect(forced.status).toBe(429);
-    // The pause the 429 stored in Redis: it ran there between the call leaving and its answer, so it
-    // ends no sooner than `askedAt + ms`.
-    const pause = outputs[0]!.pauses.find((p) => p.askedAt >= forced.at)!;
-    expect(pause.ms).toBeGreaterThanOrEqual(2_000);
+    // Work enough for every step below: the processes are told when to finish.
+    const workers = await startWorkers(4, 1_000, (index) => ({ library: 'ioredis', ...(index === 0 ? { force429At: 4, retryAfterS: 2 } : {}) }));
+    const [first, ...others] = workers as [Worker, ...Worker[]];
+    // The pause the forced 429 stored in Redis: it ran there between the call leaving and Redis's
+    // answer, so it ends no sooner than `askedAt + ms`.
+    const pause = forcedPause(await first.until((events) => forcedPause(events) !== undefined))!;
     const pauseEnds = pause.askedAt + pause.ms;
+    // The others had work all along: each is granted a token again once the pause is over.
+    await Promise.all(others.map((worker) => worker.until((events) => events.some((e) => e.event === 'granted' && e.at >= pauseEnds))));
+    for (const worker of workers) worker.tell('finish');
+    const outputs = await Promise.all(workers.map((worker) => worker.output));
+    expect(outputs[0]!.sent[4]!.status).toBe(429);
+    expect(pause.ms).toBeGreaterThanOrEqual(2_000);
     for (const [index, output] of outputs.slice(1).entries()) {
       // A token asked for once Redis held the pause came only after the pause: a request sent
       // during it went out on a token asked for before (already on its way when the 429 came back).
       expect(output.grants.filter((g) => g.askedAt > pause.at && g.at < pauseEnds), `process ${index + 1}`).toEqual([]);
-      // Still working when the pause came, so it was held, not done.
-      expect(output.grants.filter((g) => g.at >= pauseEnds).length, `process ${index + 1}`).toBeGreaterThan(0);
     }
-    expect(outputs.map((output) => output.created)).toEqual([15, 15, 15, 15]);
+    expect(outputs.map((output) => output.created)).toEqual(outputs.map((output) => output.offered));
   });
 
   it('Redis stopped mid-run: calls go on, on the fallback; restarted: the shared bucket is used again', { timeout: 40_000 }, async () => {
