@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { packageEntries } from './scripts/entries.mjs';
@@ -16,5 +17,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Twice the cores, at most 8 (vitest's default, one fewer than the cores, runs one file at a
+    // time on two): most files wait on processes, sockets and servers rather than on the CPU.
+    maxWorkers: Math.min(2 * availableParallelism(), 8),
   },
 });
