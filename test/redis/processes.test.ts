@@ -161,7 +161,7 @@ describe.skipIf(skipRedis)('processes sharing one key through Redis', () => {
     expect(outputs.map((output) => output.created)).toEqual(outputs.map((output) => output.offered));
   });
 
-  it('Redis stopped mid-run: calls go on, on the fallback; restarted: the shared bucket is used again', { timeout: 40_000 }, async () => {
+  it('Redis stopped mid-run: calls go on, on the fallback; restarted: the shared bucket is used again', { timeout: 60_000 }, async () => {
     const key = `integration-sdk:rate:{${sandbox.apiKey.split('_')[1]!}}`;
     // Work enough for every step below: the processes are told when to finish.
     const workers = await startWorkers(4, 1_000);
