@@ -16,7 +16,7 @@ async function cli(args: string[], extraEnv: Record<string, string | undefined> 
 }
 
 beforeAll(async () => {
-  service = await startProxiedSandbox({ timeScale: 0.0001 });
+  service = await startProxiedSandbox({ timeScale: 0.00001 });
   env = { INTEGRATION_API_KEY: service.sandbox.keys.full, INTEGRATION_BASE_URL: service.baseUrl };
 });
 

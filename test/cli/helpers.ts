@@ -1,20 +1,25 @@
-// Runs the CLI as a real process (the sources under Node's type stripping, or a built file) and
-// puts a counting, optionally slow proxy in front of the sandbox so tests see every request sent.
+// Runs the CLI as a real process (the sources bundled once per run by the global setup, or a built
+// file) and puts a counting, optionally slow proxy in front of the sandbox so tests see every
+// request sent.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const register = fileURLToPath(new URL('../support/register-src.mjs', import.meta.url));
 const entry = fileURLToPath(new URL('../../src/cli/index.ts', import.meta.url));
 const stripTypes = Number(process.versions.node.split('.')[0]) < 23 ? ['--experimental-strip-types', '--no-warnings'] : [];
+/** src/cli/index.ts bundled by test/support/global-setup.ts: starts several times faster than the sources. */
+const bundled = inject('cliBundle');
 
-/** Node arguments that run the CLI from its sources. */
-export function cliArgs(args: readonly string[], script = entry): string[] {
-  return script === entry ? [...stripTypes, '--import', register, entry, ...args] : [script, ...args];
+/** Node arguments that run the CLI from its sources (bundled once per run), or `script` when given. */
+export function cliArgs(args: readonly string[], script?: string): string[] {
+  if (script !== undefined) return [script, ...args];
+  return bundled ? [bundled, ...args] : [...stripTypes, '--import', register, entry, ...args];
 }
 
 export interface CliResult {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/clock.ts';
 import { ConfigurationError } from '../../src/errors/index.ts';
 import { IntegrationClient } from 'integration-sdk';
-import type { AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
+import type { AcquireBudget, AttemptFinished, RateLimiter } from '../../src/transport/rate-limiter.ts';
 import { RateLimiterUnavailableError, redisRateLimiter } from 'integration-sdk/redis';
 import { RateLimitError } from '../../src/errors/index.ts';
 import { HEALTH, envelope, fakeService, json, makeClient } from '../support/fake-service.ts';
@@ -31,21 +31,44 @@ function attached(limiter: RateLimiter, keyId = freshKey()): RateLimiter {
   return limiter;
 }
 
+const WAITING = Symbol('waiting');
+/** After the microtasks queued now, and any I/O already received, have run. */
+const nextTurn = () => new Promise<typeof WAITING>((resolve) => setImmediate(() => resolve(WAITING)));
+
 /**
- * Takes tokens while each comes within `windowMs` (well under the time between two tokens of the
- * rate under test); returns how many and the finish callbacks.
+ * Takes tokens while the limiter has one for the asking; returns how many and the finish
+ * callbacks. An acquire that has neither resolved nor a script call in flight once its turn has
+ * run is waiting for a token: it is aborted, and the drain ends. The limiter charges each script
+ * call to the acquire's budget (`remaining()` before, `spend()` after), which says when one is in
+ * flight; an in-process fallback resolves at once or waits. No time window, so a loaded machine
+ * slowing Redis's answers cannot end a drain early, nor let the refill add tokens to it.
  */
-async function drain(limiter: RateLimiter, max: number, windowMs = 60): Promise<{ taken: number; finishers: AttemptFinished[] }> {
+async function drain(limiter: RateLimiter, max: number): Promise<{ taken: number; finishers: AttemptFinished[] }> {
   const finishers: AttemptFinished[] = [];
   let taken = 0;
   for (; taken < max; taken += 1) {
-    const signal = AbortSignal.timeout(windowMs);
-    try {
-      const finished = await limiter.acquire(signal);
-      if (finished) finishers.push(finished);
-    } catch {
+    const controller = new AbortController();
+    let asking = false;
+    let answered = () => {};
+    const budget: AcquireBudget = {
+      remaining: () => ((asking = true), 3_600_000),
+      spend: () => {
+        asking = false;
+        answered();
+      },
+    };
+    const outcome = limiter.acquire(controller.signal, budget).then((finished) => ({ finished }), () => undefined);
+    let result = await Promise.race([outcome, nextTurn()]);
+    while (result === WAITING && asking) {
+      await Promise.race([outcome, new Promise<void>((resolve) => (answered = resolve))]);
+      result = await Promise.race([outcome, nextTurn()]);
+    }
+    if (result === WAITING || result === undefined) {
+      controller.abort(new Error('drained'));
+      await outcome;
       break;
     }
+    if (result.finished) finishers.push(result.finished);
   }
   return { taken, finishers };
 }
@@ -93,7 +116,7 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
     const limiter = redisRateLimiter({ redis, requestsPerMinute: 60, burst: 5, prefix: 'erp' });
     // The client tells the limiter its key through attach: the id, not the secret.
     new IntegrationClient({ apiKey: `service_${keyId}_${SECRET}`, baseUrl: 'http://127.0.0.1:9', rateLimit: limiter });
-    const { taken } = await drain(limiter, 10, 100);
+    const { taken } = await drain(limiter, 10);
     expect(taken).toBe(5);
     const keys = await redis.keys('erp:*');
     expect(keys).toEqual([`erp:{${keyId}}`]);
@@ -122,9 +145,9 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
     const seen = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 5_000 }), keyId);
     const other = attached(redisRateLimiter({ redis, requestsPerMinute: 60_000, burst: 5_000 }), keyId);
     await drain(seen, 1);
-    seen.pause(150);
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the pause reaches Redis
+    // Both limiters send on the one connection of `redis`: the pause reaches Redis before the take.
     const started = Date.now();
+    seen.pause(150);
     const finished = await other.acquire();
     expect(Date.now() - started).toBeGreaterThanOrEqual(120);
     expect(finished).toBeUndefined(); // restarted empty: the token was refilled, not taken from a full bucket
@@ -409,7 +432,7 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
       const limiter = redisRateLimiter({ redis: client, requestsPerMinute: 60, burst: 3 });
       limiter.attach!({ keyId, logger });
       expect(await limiter.acquire()).toBeTypeOf('function');
-      expect((await drain(limiter, 10, 300)).taken).toBe(2);
+      expect((await drain(limiter, 10)).taken).toBe(2);
       expect(warnings).toEqual([]);
       expect(await redis.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);
     }
@@ -465,10 +488,10 @@ describe.skipIf(skipRedis)('redisRateLimiter against redis-server', () => {
         const b = redisRateLimiter({ redis: ioCluster, requestsPerMinute: 60, burst: 4 });
         a.attach!({ keyId, logger });
         b.attach!({ keyId, logger });
-        const first = await drain(a, 2, 500);
+        const first = await drain(a, 2);
         await nodeCluster.sendCommand(undefined, true, ['SCRIPT', 'FLUSH']); // NOSCRIPT on the next EVALSHA
         await b.acquire(); // the ioredis cluster, given still connecting, is waited for
-        const second = await drain(b, 10, 300);
+        const second = await drain(b, 10);
         expect([first.taken, second.taken]).toEqual([2, 1]);
         expect(warnings).toEqual([]);
         expect(await nodeCluster.exists(`integration-sdk:rate:{${keyId}}`)).toBe(1);

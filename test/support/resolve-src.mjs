@@ -6,8 +6,14 @@ import { packageEntries } from '../../scripts/entries.mjs';
 const root = new URL('../../', import.meta.url);
 const sources = new Map(packageEntries().map((entry) => [entry.specifier, new URL(entry.source, root).href]));
 
-export async function resolve(specifier, context, nextResolve) {
+/** The hook as `module.registerHooks` takes it (in this thread, synchronous). */
+export function resolveSync(specifier, context, nextResolve) {
   const url = sources.get(specifier);
   if (url) return { url, shortCircuit: true };
   return nextResolve(specifier, context);
+}
+
+/** The hook as `module.register` takes it (on the hooks thread). */
+export async function resolve(specifier, context, nextResolve) {
+  return resolveSync(specifier, context, nextResolve);
 }

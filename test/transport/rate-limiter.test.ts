@@ -105,8 +105,13 @@ describe('a 429 pauses every call of the client', () => {
     ['rateLimit: false', false as const],
   ])('with %s, calls started during the pause wait for its end', async (_name, rateLimit) => {
     const service = fakeService(...rateLimitedOnce());
-    const client = makeClient(service.fetch, rateLimit === undefined ? { random: () => 0 } : { rateLimit, random: () => 0 });
+    let pausing!: () => void;
+    const paused = new Promise<void>((resolve) => (pausing = resolve));
+    const logger = { warn: (message: string) => /pausing every call/.test(message) && pausing() };
+    const client = makeClient(service.fetch, rateLimit === undefined ? { random: () => 0, logger } : { rateLimit, random: () => 0, logger });
     const first = settle(client.health());
+    // Once the first call has met its 429 (at fake time 0, however long loading ky takes in real time).
+    await paused;
     await vi.advanceTimersByTimeAsync(100);
     const others = [settle(client.health()), settle(client.orders.findByExternalId('x'))];
     await vi.advanceTimersByTimeAsync(5000);

