@@ -2,7 +2,9 @@
 // fast as they are given (each "attempt" finishes at once) for a while, and it records when each
 // was granted (wall clock, comparable between processes on this machine). Optionally one of its
 // tenants meets a 429 while its key still has tokens: the IP is out.
-// argv[2]: JSON of `BudgetProcessRun`. Prints one JSON line (`BudgetProcessOutput`).
+// argv[2]: JSON of `BudgetProcessRun`. Prints `ready` once set up, then waits for `go <startAt>` on
+// stdin (wall-clock ms at which every process starts asking, so that they ask together), and prints
+// one JSON line (`BudgetProcessOutput`) at the end.
 import { createClient } from 'redis';
 import { createTenantBudget } from '../../../src/tenants/budget/index.ts';
 
@@ -10,8 +12,6 @@ export interface BudgetProcessRun {
   redisUrl: string;
   egress: { id: string; requestsPerMinute: number; burst: number };
   tenants: number;
-  /** Wall-clock ms at which every process starts asking, so that they ask together. */
-  startAt: number;
   durationMs: number;
   /** Ms after `startAt` at which tenant 0 meets a 429 with this Retry-After. */
   ipLimitedAt?: { afterMs: number; retryAfterMs: number };
@@ -39,16 +39,25 @@ const limiters = Array.from({ length: run.tenants }, (_, index) => {
   return limiter;
 });
 
-await new Promise((resolve) => setTimeout(resolve, Math.max(0, run.startAt - Date.now())));
+console.log('ready');
+const startAt = await new Promise<number>((resolve) => {
+  let input = '';
+  process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
+    input += chunk;
+    const go = /^go (\d+)$/m.exec(input);
+    if (go) resolve(Number(go[1]));
+  });
+});
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
 const grants: number[] = [];
 let limitedAt: number | null = null;
-const endAt = run.startAt + run.durationMs;
+const endAt = startAt + run.durationMs;
 if (run.ipLimitedAt) {
   const { afterMs, retryAfterMs } = run.ipLimitedAt;
   setTimeout(() => {
     limitedAt = Date.now();
     limiters[0]!.pause(retryAfterMs);
-  }, run.startAt + afterMs - Date.now());
+  }, startAt + afterMs - Date.now());
 }
 await Promise.all(
   limiters.map(async (limiter) => {

@@ -54,16 +54,26 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-function runProcess(run: BudgetProcessRun): Promise<BudgetProcessOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, JSON.stringify(run)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+/**
+ * Starts a budget process; it says `ready` once connected and set up, and starts asking when told
+ * `go <startAt>` (so that a process slow to start under load does not begin late).
+ */
+function startProcess(run: Omit<BudgetProcessRun, 'startAt'>): { ready: Promise<void>; go(startAt: number): void; output: Promise<BudgetProcessOutput> } {
+  const child = spawn(process.execPath, [WORKER, JSON.stringify(run)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let readyNow: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (readyNow = resolve));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    if (/^ready$/m.test(stdout)) readyNow();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const output = new Promise<BudgetProcessOutput>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as BudgetProcessOutput) : reject(new Error(`worker exited ${code}: ${stderr.slice(-2000)}`))));
   });
+  return { ready, go: (startAt) => child.stdin.end(`go ${startAt}\n`), output };
 }
 
 describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
@@ -179,11 +189,15 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
 
   it('two processes: together within one egress budget, and a 429 in one pauses the other', { timeout: 30_000 }, async () => {
     const egress = { id: fresh('egress'), requestsPerMinute: 600, burst: 10 };
-    const startAt = Date.now() + 2_500;
-    const [first, second] = await Promise.all([
-      runProcess({ redisUrl: server.url, egress, tenants: 3, startAt, durationMs: 4_000, name: 'p1', ipLimitedAt: { afterMs: 2_000, retryAfterMs: 1_000 } }),
-      runProcess({ redisUrl: server.url, egress, tenants: 3, startAt, durationMs: 4_000, name: 'p2' }),
-    ]);
+    const processes = [
+      startProcess({ redisUrl: server.url, egress, tenants: 3, durationMs: 4_000, name: 'p1', ipLimitedAt: { afterMs: 2_000, retryAfterMs: 1_000 } }),
+      startProcess({ redisUrl: server.url, egress, tenants: 3, durationMs: 4_000, name: 'p2' }),
+    ];
+    // Both connected and set up before either starts: they ask together from the same moment.
+    await Promise.all(processes.map((each) => each.ready));
+    const startAt = Date.now() + 200;
+    for (const each of processes) each.go(startAt);
+    const [first, second] = await Promise.all(processes.map((each) => each.output));
     const all = [...first.grants, ...second.grants].sort((x, y) => x - y);
     const elapsedS = (all.at(-1)! - all[0]!) / 1000;
     // Each process alone could take 10 + 10/s; together they stay within one budget (less the 1 s pause).
