@@ -197,7 +197,7 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
     await Promise.all(processes.map((each) => each.ready));
     const startAt = Date.now() + 200;
     for (const each of processes) each.go(startAt);
-    const [first, second] = await Promise.all(processes.map((each) => each.output));
+    const [first, second] = (await Promise.all(processes.map((each) => each.output))) as [BudgetProcessOutput, BudgetProcessOutput];
     const all = [...first.grants, ...second.grants].sort((x, y) => x - y);
     const elapsedS = (all.at(-1)! - all[0]!) / 1000;
     // Each process alone could take 10 + 10/s; together they stay within one budget (less the 1 s pause).
