@@ -50,8 +50,9 @@ export function sqliteNodeRequirement(alternative = 'a Postgres store (a postgre
   const [major = 0, minor = 0] = version.split('.').map(Number);
   const before = (wantedMajor: number, wantedMinor: number) => major < wantedMajor || (major === wantedMajor && minor < wantedMinor);
   const needs = `The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node ${version}`;
-  if (before(22, 12)) return `${needs}, older than the Node 22.12 the whole package needs (the client, webhooks and the Postgres stores too): upgrade Node to 22.13 or newer.`;
-  if (before(22, 13)) return `${needs}, where the client, webhooks and the Postgres stores run: use ${alternative}, or upgrade Node to 22.13 or newer.`;
+  const postgres = 'works on every Node the package supports (22.12 and newer), as the client and webhooks do';
+  if (before(22, 12)) return `${needs}, older than the 22.12 the whole package needs: a Postgres store ${postgres}, but not on this one; upgrade Node to 22.13 or newer.`;
+  if (before(22, 13)) return `${needs}: use ${alternative}, which ${postgres}, or upgrade Node to 22.13 or newer.`;
   return `The SQLite stores need node:sqlite (Node 22.13 or newer without a flag), which this Node ${version} does not provide (was it started with --no-experimental-sqlite?): use ${alternative}, or run it without that flag.`;
 }
 

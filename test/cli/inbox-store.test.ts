@@ -28,8 +28,8 @@ afterAll(async () => {
 
 /** What the SQLite stores say on Node 22.12 (the client's floor) and on Node 20 (below it). */
 const sentences = {
-  '22.12.0': 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.12.0, where the client, webhooks and the Postgres stores run: use a Postgres store (a postgres:// URL), or upgrade Node to 22.13 or newer.',
-  '20.20.2': 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 20.20.2, older than the Node 22.12 the whole package needs (the client, webhooks and the Postgres stores too): upgrade Node to 22.13 or newer.',
+  '22.12.0': 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.12.0: use a Postgres store (a postgres:// URL), which works on every Node the package supports (22.12 and newer), as the client and webhooks do, or upgrade Node to 22.13 or newer.',
+  '20.20.2': 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 20.20.2, older than the 22.12 the whole package needs: a Postgres store works on every Node the package supports (22.12 and newer), as the client and webhooks do, but not on this one; upgrade Node to 22.13 or newer.',
 };
 
 function onNode(version: keyof typeof sentences, extra: Record<string, string> = {}) {

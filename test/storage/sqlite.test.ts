@@ -159,9 +159,9 @@ describe('openSqliteFile: the options every SQLite store takes', () => {
 
 describe('sqliteNodeRequirement: what a SQLite store says on a Node without node:sqlite, as the README’s table has it', () => {
   it.each([
-    ['20.20.2', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 20.20.2, older than the Node 22.12 the whole package needs (the client, webhooks and the Postgres stores too): upgrade Node to 22.13 or newer.'],
-    ['22.11.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.11.0, older than the Node 22.12 the whole package needs (the client, webhooks and the Postgres stores too): upgrade Node to 22.13 or newer.'],
-    ['22.12.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.12.0, where the client, webhooks and the Postgres stores run: use a Postgres store (a postgres:// URL), or upgrade Node to 22.13 or newer.'],
+    ['20.20.2', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 20.20.2, older than the 22.12 the whole package needs: a Postgres store works on every Node the package supports (22.12 and newer), as the client and webhooks do, but not on this one; upgrade Node to 22.13 or newer.'],
+    ['22.11.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.11.0, older than the 22.12 the whole package needs: a Postgres store works on every Node the package supports (22.12 and newer), as the client and webhooks do, but not on this one; upgrade Node to 22.13 or newer.'],
+    ['22.12.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.12.0: use a Postgres store (a postgres:// URL), which works on every Node the package supports (22.12 and newer), as the client and webhooks do, or upgrade Node to 22.13 or newer.'],
     ['24.11.0', 'The SQLite stores need node:sqlite (Node 22.13 or newer without a flag), which this Node 24.11.0 does not provide (was it started with --no-experimental-sqlite?): use a Postgres store (a postgres:// URL), or run it without that flag.'],
   ])('on Node %s', (version, sentence) => {
     expect(sqliteNodeRequirement('a Postgres store (a postgres:// URL)', version)).toBe(sentence);
