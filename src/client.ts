@@ -134,7 +134,7 @@ export class IntegrationClient {
     this.catalog = new CatalogResource(this.#requester);
     this.stock = new StockResource(this.#requester);
     this.orders = new OrdersResource(this.#requester);
-    this.webhooks = new WebhooksResource(this.#requester, settings.clock, () => settings.timeoutMs);
+    this.webhooks = new WebhooksResource(this.#requester, settings.clock, () => settings);
     this.loyalty = new LoyaltyResource(this.#requester, options.randomUUID);
   }
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { UsageError } from './config.ts';
-import { readChunks, Utf8Check } from './file-text.ts';
+import { readChunks } from './file-text.ts';
 
 /** Size and SHA-256 of the input: a resumed run refuses a file whose fingerprint changed. */
 export interface Fingerprint {
@@ -28,23 +28,17 @@ export function checkpointPath(input: string): string {
   return `${input}.checkpoint.json`;
 }
 
-/**
- * Hashes the file in one streaming pass, counting its line breaks on the way; with `utf8`, also
- * checks that it is UTF-8 (UsageError naming the line when it is not).
- */
-export async function fingerprint(file: string, utf8: boolean): Promise<{ fingerprint: Fingerprint; lines: number }> {
+/** Hashes the file in one streaming pass, counting its line breaks on the way. */
+export async function fingerprint(file: string): Promise<{ fingerprint: Fingerprint; lines: number }> {
   const { size } = await stat(file);
   const hash = createHash('sha256');
-  const check = utf8 ? new Utf8Check() : undefined;
   let lines = 0;
   // Hashing is fast: with a read stream's fresh chunk per read it outran the garbage collector (70 MB
   // of freed chunks kept resident for a 200 MB file).
   for await (const chunk of readChunks(file, 1024 * 1024)) {
     hash.update(chunk);
-    check?.check(chunk, lines);
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
   }
-  check?.end(lines);
   return { fingerprint: { size, sha256: hash.digest('hex') }, lines };
 }
 

@@ -151,6 +151,10 @@ function rowFields(row: Row, columns: readonly string[], decimals: DecimalStyle)
   for (const column of columns) {
     const raw = row.fields[column];
     if (raw === undefined || raw === '') continue;
+    if (column === 'gtin' && SCIENTIFIC.test(raw.trim())) {
+      error ??= scientificGtin(raw.trim());
+      continue;
+    }
     if (NUMERIC.has(column) && writtenWithDecimalComma(raw)) {
       error ??= decimals.comma({ line: row.line, column, text: raw });
       const refusal = decimals.refusesFile();
@@ -175,10 +179,29 @@ function cellValue(column: string, raw: string, line: number, decimals: DecimalS
     return value;
   }
   if (column === 'active') {
-    if (raw === 'true' || raw === 'false') return raw === 'true';
-    fileError(line, `active must be true or false, got "${raw}"`);
+    const value = ACTIVE.get(raw.trim().toLowerCase());
+    if (value === undefined) fileError(line, `active must be true or false (or VERDADEIRO or FALSO, as Excel in Portuguese writes them), got "${raw}"`);
+    return value;
   }
   return raw;
+}
+
+/** `active` as spreadsheets write a boolean: `true`/`false` in any case (Excel in English: TRUE), or Excel in Portuguese's VERDADEIRO/FALSO. */
+const ACTIVE = new Map([
+  ['true', true],
+  ['false', false],
+  ['verdadeiro', true],
+  ['falso', false],
+]);
+
+/**
+ * `7,891E+12`, `7.89100E+12`: how Excel shows a number too long for its cell, and saves it so in a
+ * CSV, its last digits gone. A gtin is text of digits: one written so cannot be sent.
+ */
+const SCIENTIFIC = /^\d+([.,]\d+)?E[+-]?\d+$/i;
+
+function scientificGtin(raw: string): string {
+  return `gtin is written in scientific notation ("${raw}"), as Excel shows a long number, and its digits are lost: format the gtin column as text (Format Cells › Text), type the codes again and save`;
 }
 
 /** Every item of a CSV in order. Throws `UsageError` when the file cannot be read as a catalog or stock CSV. */

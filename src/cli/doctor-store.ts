@@ -6,7 +6,7 @@ import type { InboxStats, InboxStore, MissedDelivery, ReconcileRecord } from '..
 import type { Check, CheckStatus } from './check.ts';
 import { UsageError } from './config.ts';
 import { storeFailure } from './failure.ts';
-import { openStore, UnsupportedNode } from './inbox-store.ts';
+import { openStore } from './inbox-store.ts';
 import { duration } from './sandbox-format.ts';
 
 /** The `inbox` and `inbox reconcile` checks of the store at `location`; a store that cannot be read is a failed `inbox` check. */
@@ -33,8 +33,7 @@ export async function storeChecks(location: string): Promise<Check[]> {
 }
 
 function storeFailed(error: unknown): Check {
-  // A Node without node:sqlite is not a failed check: doctor cannot run with that --store (exit 2).
-  if (error instanceof UnsupportedNode) throw error;
+  // A UsageError (UnsupportedNode included: a SQLite file on a Node without node:sqlite) says what to do in its message.
   const detail = error instanceof UsageError ? error.message : (storeFailure(error) ?? `cannot read the inbox (${(error as Error).name}: ${(error as Error).message}): check --store or INTEGRATION_INBOX_STORE`);
   return { check: 'inbox', status: 'fail', detail };
 }

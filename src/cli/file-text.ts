@@ -1,7 +1,7 @@
 // A file's bytes as text: read into one reused buffer, checked as UTF-8 chunk by chunk, decoded
 // (UTF-8 or another `--encoding`) and split into lines. A file that cannot be read as text stops the
 // whole run before anything is sent (`fileError`).
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from './config.ts';
@@ -25,16 +25,27 @@ export async function* readChunks(file: string, size: number): AsyncGenerator<Bu
 }
 
 /**
- * Checks that a file is UTF-8, chunk by chunk, as the first pass reads it: a byte that is not (a
- * Latin-1 "ã" in an export saved as ANSI) would otherwise be read as U+FFFD and sent. `check`
- * throws UsageError naming the physical line of the first invalid byte.
+ * What a file's bytes say about UTF-8, fed chunk by chunk as a pass reads it: the line of the first
+ * byte that is not UTF-8 (a Latin-1 "ã" in an export saved as ANSI, which a UTF-8 reading would turn
+ * into U+FFFD and send), and whether a valid multi-byte UTF-8 character was seen too (a file mixing
+ * two encodings, which no single encoding reads right). Valid chunks are judged by `isUtf8`; only a
+ * chunk that is not is walked byte by byte.
  */
-export class Utf8Check {
+export class Utf8Scan {
   /** Bytes of a character split between two chunks, kept for the next one. */
   #carry: Buffer = Buffer.alloc(0);
+  #lines = 0;
+  /** The physical line of the first byte that is not UTF-8; `undefined` while the file is UTF-8. */
+  firstInvalidLine: number | undefined;
+  /** A valid multi-byte UTF-8 character was seen (a BOM included). */
+  multibyte = false;
 
-  /** `linesBefore`: line breaks in the chunks before this one. */
-  check(chunk: Buffer, linesBefore: number): void {
+  /** Whether reading on can change nothing: not UTF-8, and UTF-8 characters seen too. */
+  get settled(): boolean {
+    return this.firstInvalidLine !== undefined && this.multibyte;
+  }
+
+  feed(chunk: Buffer): void {
     let start = 0;
     if (this.#carry.length > 0) {
       const need = sequenceLength(this.#carry[0]!) - this.#carry.length;
@@ -43,26 +54,46 @@ export class Utf8Check {
         this.#carry = whole;
         return;
       }
-      if (!isUtf8(whole)) invalid(linesBefore + 1);
+      if (isUtf8(whole)) this.multibyte = true;
+      else this.#invalid();
       start = need;
     }
     const end = chunk.length - incompleteTail(chunk, start);
     this.#carry = Buffer.from(chunk.subarray(end));
     const body = chunk.subarray(start, end);
-    if (isUtf8(body)) return;
-    // Rare: find the line. A line break byte is never inside a multi-byte character.
-    let line = linesBefore + 1;
-    for (let from = 0; ; line++) {
-      const at = body.indexOf(10, from);
-      if (!isUtf8(body.subarray(from, at === -1 ? body.length : at))) invalid(line);
-      if (at === -1) return;
-      from = at + 1;
+    if (!isUtf8(body)) return this.#walk(body);
+    if (!this.multibyte && !isAscii(body)) this.multibyte = true;
+    for (let at = body.indexOf(10); at !== -1; at = body.indexOf(10, at + 1)) this.#lines++;
+  }
+
+  /** At the end of the file: a character cut off by it is not UTF-8 either. */
+  end(): void {
+    if (this.#carry.length > 0) this.#invalid();
+    this.#carry = Buffer.alloc(0);
+  }
+
+  /** A chunk that is not UTF-8: which of its characters are, and the line of the first byte that is not. */
+  #walk(body: Buffer): void {
+    for (let at = 0; at < body.length; ) {
+      const byte = body[at]!;
+      if (byte < 0x80) {
+        if (byte === 10) this.#lines++;
+        at++;
+        continue;
+      }
+      const length = sequenceLength(byte);
+      if (length > 1 && at + length <= body.length && isUtf8(body.subarray(at, at + length))) {
+        this.multibyte = true;
+        at += length;
+      } else {
+        this.#invalid();
+        at++;
+      }
     }
   }
 
-  /** At the end of the file: a character cut off by it is invalid too. */
-  end(lines: number): void {
-    if (this.#carry.length > 0) invalid(lines + 1);
+  #invalid(): void {
+    this.firstInvalidLine ??= this.#lines + 1;
   }
 }
 
@@ -79,10 +110,6 @@ function incompleteTail(chunk: Buffer, start: number): number {
     return byte >= 0xc0 && sequenceLength(byte) > back ? back : 0;
   }
   return 0;
-}
-
-function invalid(line: number): never {
-  throw new UsageError(`Line ${line}: the file is not valid UTF-8 (saved in another encoding, such as Latin-1 or Windows-1252?); save it as UTF-8, or name its encoding with --encoding latin1 (nothing was sent).`);
 }
 
 /**

@@ -79,7 +79,7 @@ function pushCommand(parent: Command, kind: 'catalog' | 'stock', example: string
     .option('--dry-run', 'validate every item locally and send nothing')
     .option('--resume', 'continue an interrupted push from its checkpoint (<file>.checkpoint.json)')
     .option('--errors <file>', 'CSV of rejected items (default: <file>.errors.csv)')
-    .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or windows-1252')
+    .option('--encoding <label>', 'the file\'s text encoding when it is not UTF-8, e.g. latin1 or ibm850 (default: UTF-8; a CSV that is not is read as windows-1252, as Excel saves it, saying so)')
     .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header line)').choices(DELIMITER_NAMES))
     .option('--concurrency <n>', 'batches in flight at once', integer('--concurrency', 1, 16), 1)
     .option('--json', 'print NDJSON progress events and a final report')

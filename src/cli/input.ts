@@ -10,7 +10,7 @@ import { productRules, stockRules } from '../resources/bulk/item-checks.ts';
 import { UsageError } from './config.ts';
 import { csvItems } from './csv-input.ts';
 import { readDecimal } from './decimal.ts';
-import { fileError, readText, textLines } from './file-text.ts';
+import { fileError, readChunks, readText, textLines, Utf8Scan } from './file-text.ts';
 
 export type PushKind = 'catalog' | 'stock';
 export type InputFormat = 'csv' | 'jsonl' | 'json';
@@ -57,6 +57,42 @@ export function encodingOf(label: string | undefined): string {
     throw new UsageError(`--encoding "${label}" is not an encoding this Node.js knows: use utf-8, latin1 or windows-1252 (any WHATWG encoding label).`);
   }
 }
+
+/**
+ * The encoding to read `file` in, after one pass over its bytes. `--encoding` naming another
+ * encoding than UTF-8 is taken as it is. Otherwise a file that is UTF-8 is read as UTF-8, and one
+ * that is not is refused, naming the line (a UTF-8 reading would send U+FFFD for each such byte),
+ * except a CSV given without `--encoding` that holds no UTF-8 character at all: that is what Excel
+ * saves as "CSV (separado por vírgulas)" (windows-1252, the ANSI code page of Brazil and Western
+ * Europe), and it is read as windows-1252, saying so in one line through `say`. A CSV that mixes
+ * UTF-8 characters and other bytes is refused: no one encoding reads it right.
+ */
+export async function fileEncoding(file: string, format: InputFormat, label: string | undefined, say: (line: string) => void): Promise<string> {
+  const named = label === undefined ? undefined : encodingOf(label);
+  if (named !== undefined && named !== 'utf-8') return named;
+  const mayFallBack = named === undefined && format === 'csv';
+  const scan = new Utf8Scan();
+  try {
+    for await (const chunk of readChunks(file, 1024 * 1024)) {
+      scan.feed(chunk);
+      if (scan.settled || (!mayFallBack && scan.firstInvalidLine !== undefined)) break;
+    }
+  } catch {
+    throw new UsageError(`Cannot read ${file}: check the path and its permissions.`);
+  }
+  if (!scan.settled) scan.end();
+  const line = scan.firstInvalidLine;
+  if (line === undefined) return 'utf-8';
+  if (mayFallBack && !scan.multibyte) {
+    say(`${file} is not UTF-8 (line ${line} is the first that is not): reading it as windows-1252, what Excel saves as "CSV (separado por vírgulas)"; if it was saved in another encoding, name it with --encoding (such as latin1, iso-8859-15 or ibm850).`);
+    return WINDOWS_1252;
+  }
+  const mixed = scan.multibyte && format === 'csv' && named === undefined ? ', and elsewhere it holds UTF-8 characters: it mixes two encodings, so it is not read as windows-1252 either' : ' (saved in another encoding, such as Latin-1 or Windows-1252?)';
+  throw new UsageError(`Line ${line}: the file is not valid UTF-8${mixed}; save it as UTF-8, or name its encoding with --encoding latin1 (nothing was sent).`);
+}
+
+/** What Excel in Brazil (and Western Europe) saves a "CSV (separado por vírgulas)" in. */
+const WINDOWS_1252 = 'windows-1252';
 
 /** Checks numbers against their source text while parsing: `JSON.parse`'s reviver sees the source. */
 function exactReviver(line: number) {

@@ -10,7 +10,7 @@ import { rateLimitFromEnv, UsageError } from './config.ts';
 import { failure as describeFailure, redact } from './failure.ts';
 import { ErrorsFile, type Rejection } from './errors-file.ts';
 import { checkOutputPaths } from './output-paths.ts';
-import { encodingOf, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind, type ReadOptions } from './input.ts';
+import { encodingOf, fileEncoding, formatOf, readItems, readRecords, repeatKey, type InputFormat, type InputRecord, type PushKind, type ReadOptions } from './input.ts';
 import { RepeatScreen } from './repeats.ts';
 import { DEFAULT_BUDGET, Eta, progressView, type PushState } from './progress.ts';
 import type { PushOptions, SyncPushOptions } from './push-options.ts';
@@ -150,7 +150,9 @@ async function pushFile(
   let input;
   let lines;
   try {
-    ({ fingerprint: input, lines } = await fingerprint(file, reading.encoding === 'utf-8'));
+    // The encoding first: a file that cannot be read as text sends nothing.
+    reading = { ...reading, encoding: await fileEncoding(file, format, options.encoding, (line) => process.stderr.write(`${line}\n`)) };
+    ({ fingerprint: input, lines } = await fingerprint(file));
   } catch (error) {
     throw error instanceof UsageError ? error : unreadable();
   }

@@ -6,7 +6,7 @@ import type { IntegrationClient } from '../index.ts';
 import type { CatalogSyncResult, StockSyncResult, Sync, SyncGuardError, SyncProgress } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { ErrorsFile } from './errors-file.ts';
-import { encodingOf, formatOf, readItems, type InputFormat, type PushKind, type ReadOptions } from './input.ts';
+import { fileEncoding, formatOf, readItems, type InputFormat, type PushKind, type ReadOptions } from './input.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import type { SyncPushOptions } from './push-options.ts';
 import { openSync, syncFailure, syncStateOption } from './sync-commands.ts';
@@ -53,7 +53,7 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
     throw new UsageError('--confirm-deactivate goes with --deactivate-missing: it confirms how many missing items to deactivate (nothing was sent).');
   }
   const format = formatOf(file, options.format);
-  const reading: ReadOptions = { encoding: encodingOf(options.encoding), delimiter: options.delimiter };
+  const reading: ReadOptions = { encoding: await fileEncoding(file, format, options.encoding, (line) => console.error(line)), delimiter: options.delimiter };
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   await checkOutputPaths(file, errorsPath, undefined);
   await readWholeFile(file, kind, format, reading);

@@ -12,6 +12,7 @@ import {
   type WebhookEndpoint,
   type WebhookTestResult,
 } from '../schemas/index.ts';
+import { Deadline } from '../transport/deadline.ts';
 import { InputChecks, segment } from '../transport/input-checks.ts';
 import { LATE_REGISTRATION_WATCH_MS, LateRegistrations, shapeKey } from './late-registrations.ts';
 import { neverReachedService } from '../transport/retry-policy.ts';
@@ -43,15 +44,18 @@ export interface DeliveriesOptions extends CallOptions {
 export class WebhooksResource {
   readonly #requester: Requester;
   readonly #clock: Clock;
-  readonly #timeoutMs: () => number;
+  readonly #callDefaults: () => CallDefaults;
   /** Failed creates of this client whose endpoint may still be registered. */
   readonly #late: LateRegistrations;
 
-  /** `timeoutMs`: the client's per-attempt time-out, the scale of the late look after a failed create. */
-  constructor(requester: Requester, clock: Clock = systemClock, timeoutMs: () => number = () => 30_000) {
+  /**
+   * `callDefaults`: the client's `timeoutMs` (the scale of the late look after a failed create) and
+   * `totalTimeoutMs` (the clean-up of a failed create ends within it).
+   */
+  constructor(requester: Requester, clock: Clock = systemClock, callDefaults: () => CallDefaults = () => ({ timeoutMs: 30_000, totalTimeoutMs: 120_000 })) {
     this.#requester = requester;
     this.#clock = clock;
-    this.#timeoutMs = timeoutMs;
+    this.#callDefaults = callDefaults;
     this.#late = new LateRegistrations(clock);
   }
 
@@ -63,12 +67,15 @@ export class WebhooksResource {
    * (500, 502, 504, a reset, a time-out after sending), whose secret nobody received, the SDK
    * deletes every endpoint with the same URL and events that was not listed before the create;
    * when the service may still be working on it (a time-out, a reset, 502, 504) and none is there
-   * yet, it looks once more after a short delay (the attempt's `timeoutMs`, at most 10 s). Then it
-   * throws the original error, whose message says whether an endpoint may still appear. When one
-   * may (or the clean-up failed), this client remembers the failed call for 10 minutes: its next
-   * `create` or `list` deletes an endpoint with that URL and events that was not there when the
-   * failed call started and whose secret this client did not receive, so creating again ends with
-   * one endpoint. Do not register one URL from several processes at once: another process's
+   * yet, it looks once more after a short delay (the attempt's `timeoutMs`, at most 10 s). The
+   * clean-up ends within the call's `totalTimeoutMs` (counted from the start of `create`) and at
+   * the call's `signal`. Then it throws the original error, whose message says whether an endpoint
+   * may still appear. When one may (or the clean-up failed, or had no time), this client remembers
+   * the failed call for 10 minutes: its next `create` or `list` deletes an endpoint with that URL
+   * and events that was not there when the failed call started and whose secret this client did
+   * not receive, so creating again ends with one endpoint. A create the caller aborts after its
+   * request left rejects with the signal's reason at once, without a clean-up, and is remembered
+   * the same way. Do not register one URL from several processes at once: another process's
    * endpoint created meanwhile would be taken for ours.
    *
    * @example
@@ -82,19 +89,35 @@ export class WebhooksResource {
       const checks = new InputChecks().text('url', input?.url);
       if (!Array.isArray(input?.events) || input.events.length === 0) checks.add('events', 'must be a non-empty array of event names');
       checks.throwIfAny();
+      const endsAt = this.#clock.now() + (options?.totalTimeoutMs ?? this.#callDefaults().totalTimeoutMs);
       // A create never deletes what was there: two endpoints may share a URL (the limit is the service's to enforce).
       const existing = await this.#endpointsBefore(options);
       const before = existing === undefined ? undefined : new Set(existing.map((endpoint) => endpoint.id));
       const settled = this.#late.sending(input);
+      let sent = false;
       try {
-        const created = await this.#requester.send({ method: 'POST', path: '/webhooks', route: '/webhooks', body: { url: input.url, events: input.events }, schema: CreatedWebhookSchema, retry: 'unsafe', options });
+        const created = await this.#requester.send({
+          method: 'POST',
+          path: '/webhooks',
+          route: '/webhooks',
+          body: { url: input.url, events: input.events },
+          schema: CreatedWebhookSchema,
+          retry: 'unsafe',
+          options,
+          onSend: () => void (sent = true),
+        });
         this.#late.received(created.id);
         return created;
       } catch (error) {
-        if (before !== undefined && error instanceof IntegrationError && mayHaveActed(error)) {
-          const outcome = await this.#removeOrphans(input, before, options, mayStillBeWorking(error));
-          if (outcome === 'may-appear' || outcome === 'unchecked') this.#late.expect(input, before);
+        if (before === undefined) throw error;
+        if (error instanceof IntegrationError && mayHaveActed(error)) {
+          const outcome = await this.#removeOrphans(input, before, options, mayStillBeWorking(error), endsAt);
+          if (outcome !== 'removed' && outcome !== 'none') this.#late.expect(input, before);
           error.message += cleanupNote(outcome);
+        } else if (sent && options?.signal?.aborted) {
+          // The caller's abort: the call ends now, without a clean-up; the request had left, so its
+          // endpoint may be registered, now or later, and the next create or list deletes it.
+          this.#late.expect(input, before);
         }
         throw error;
       } finally {
@@ -119,16 +142,20 @@ export class WebhooksResource {
   /**
    * Deletes the endpoints like `input` that were not in `before`: the ones a failed create may have
    * made. When the service may still be working on the create and none is there yet, looks again
-   * once the request would have finished there.
+   * once the request would have finished there. Ends by `endsAt` (the create's `totalTimeoutMs`)
+   * and at the caller's signal: what it has no time to look for is left to the late watch.
    */
-  async #removeOrphans(input: CreateWebhookInput, before: ReadonlySet<string>, options: CallOptions | undefined, lookAgain: boolean): Promise<CleanupOutcome> {
-    // Not the caller's signal or deadline: they may be what ended the create, and the clean-up must still run.
-    const cleanup: CallOptions = options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  async #removeOrphans(input: CreateWebhookInput, before: ReadonlySet<string>, options: CallOptions | undefined, lookAgain: boolean, endsAt: number): Promise<CleanupOutcome> {
+    const leftMs = (): number => Math.floor(endsAt - this.#clock.now());
+    if (leftMs() <= 0) return 'no-time';
+    // One bound for every request and wait of the clean-up, time queued behind the rate limiter included.
+    const deadline = new Deadline(this.#clock, leftMs(), options?.signal, () => new DOMException('the create ran out of its totalTimeoutMs', 'TimeoutError'));
+    const cleanup = (): CallOptions => ({ ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }), totalTimeoutMs: Math.max(1, leftMs()), signal: deadline.signal });
     const removeNow = async (): Promise<number> => {
       let removed = 0;
-      for (const endpoint of await this.#list(cleanup)) {
+      for (const endpoint of await this.#list(cleanup())) {
         if (before.has(endpoint.id) || shapeKey(endpoint) !== shapeKey(input)) continue;
-        await this.#delete(endpoint.id, cleanup);
+        await this.#delete(endpoint.id, cleanup());
         removed += 1;
       }
       return removed;
@@ -136,11 +163,15 @@ export class WebhooksResource {
     try {
       if ((await removeNow()) > 0) return 'removed';
       if (!lookAgain) return 'none';
-      const delayMs = Math.min(LATE_LOOK_MAX_MS, options?.timeoutMs ?? this.#timeoutMs());
-      await sleep(this.#clock, delayMs);
+      const delayMs = Math.min(LATE_LOOK_MAX_MS, options?.timeoutMs ?? this.#callDefaults().timeoutMs);
+      // A second look needs time after the wait: none is started that would end at the deadline.
+      if (delayMs >= leftMs()) return 'looked-once';
+      await sleep(this.#clock, delayMs, deadline.signal);
       return (await removeNow()) > 0 ? 'removed' : 'may-appear';
     } catch {
-      return 'unchecked';
+      return deadline.signal.aborted ? 'cut-short' : 'unchecked';
+    } finally {
+      deadline.dispose();
     }
   }
 
@@ -251,7 +282,13 @@ export class WebhooksResource {
 /** The late look after a failed create waits the attempt's `timeoutMs`, but never more than this. */
 const LATE_LOOK_MAX_MS = 10_000;
 
-type CleanupOutcome = 'removed' | 'none' | 'may-appear' | 'unchecked';
+/** The client's call defaults a create reads (see the constructor). */
+export interface CallDefaults {
+  timeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+type CleanupOutcome = 'removed' | 'none' | 'may-appear' | 'looked-once' | 'no-time' | 'cut-short' | 'unchecked';
 
 const DELETED_LATER = `this client's next webhooks.create or webhooks.list within ${LATE_REGISTRATION_WATCH_MS / 60_000} minutes deletes it (elsewhere, delete one whose secret you do not hold)`;
 
@@ -264,6 +301,12 @@ function cleanupNote(outcome: CleanupOutcome): string {
       return '; no endpoint was registered by it';
     case 'may-appear':
       return `; no endpoint with this URL and events was found to delete, looked for twice, but the service may still register one: ${DELETED_LATER}`;
+    case 'looked-once':
+      return `; no endpoint with this URL and events was found to delete, looked for once (the call's totalTimeoutMs left no time to look again), but the service may still register one: ${DELETED_LATER}`;
+    case 'no-time':
+      return `; the call's totalTimeoutMs left no time to look for an endpoint the service may still register: ${DELETED_LATER}`;
+    case 'cut-short':
+      return `; the clean-up was cut short by the call's signal or totalTimeoutMs, so one with this URL and events may exist or still appear: ${DELETED_LATER}`;
     case 'unchecked':
       return `; the clean-up could not list or delete endpoints, so one with this URL and events may exist or still appear: ${DELETED_LATER}`;
   }

@@ -40,19 +40,26 @@ export function nodeSqliteAvailable(): boolean {
   return nodeSqliteClass() !== undefined;
 }
 
-/** Which parts need which Node, in one sentence: what a command says on a Node without `node:sqlite`. */
-export function sqliteNodeRequirement(): string {
-  return `The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node ${process.versions.node}; the client, webhooks and the Postgres stores run on older Nodes too, so use a Postgres store (a postgres:// URL, which works on every Node) or run this on Node 22.13 or newer.`;
+/**
+ * Which parts need which Node, in one sentence, as the README's table has it (the whole package
+ * 22.12, the SQLite stores 22.13): what a SQLite store says on a Node without `node:sqlite`.
+ * `alternative` is what to use instead on a Node where the rest of the package runs (the CLI's
+ * "a Postgres store (a postgres:// URL)", a store's Postgres twin).
+ */
+export function sqliteNodeRequirement(alternative = 'a Postgres store (a postgres:// URL)', version = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const before = (wantedMajor: number, wantedMinor: number) => major < wantedMajor || (major === wantedMajor && minor < wantedMinor);
+  const needs = `The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node ${version}`;
+  const postgres = 'works on every Node the package supports (22.12 and newer), as the client and webhooks do';
+  if (before(22, 12)) return `${needs}, older than the 22.12 the whole package needs: a Postgres store ${postgres}, but not on this one; upgrade Node to 22.13 or newer.`;
+  if (before(22, 13)) return `${needs}: use ${alternative}, which ${postgres}, or upgrade Node to 22.13 or newer.`;
+  return `The SQLite stores need node:sqlite (Node 22.13 or newer without a flag), which this Node ${version} does not provide (was it started with --no-experimental-sqlite?): use ${alternative}, or run it without that flag.`;
 }
 
 /** `node:sqlite`'s database class; a `ConfigurationError` naming `owner` where there is none. */
 export function sqliteDatabaseClass(owner: string, alternative: string): DatabaseClass {
   const found = nodeSqliteClass();
-  if (!found) {
-    throw new ConfigurationError(
-      `${owner} needs node:sqlite (Node >= 22.13 without a flag); this is Node ${process.versions.node}. Use ${alternative}, or upgrade Node.`,
-    );
-  }
+  if (!found) throw new ConfigurationError(`${owner} cannot open: ${sqliteNodeRequirement(alternative)}`);
   return found;
 }
 

@@ -165,6 +165,7 @@ export class HttpRequester implements Requester {
     const startedAt = clock.now();
     let answer: Answer;
     try {
+      spec.onSend?.();
       answer = await this.#exchange(spec, url, body, deadline.signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;

@@ -84,6 +84,11 @@ export interface RequestSpec<T> {
   scrubAnswer?: boolean;
   /** An error that, met on a retry, means an earlier attempt did the work (a DELETE meeting 404): resolves `undefined`. */
   alreadyDoneOnRetry?: (error: IntegrationError) => boolean;
+  /**
+   * Called as each attempt is handed to `fetch`: from then on the service may have the request. A
+   * call aborted before the first one was never sent (it was still queued behind the rate limiter).
+   */
+  onSend?: () => void;
 }
 
 /** What resources call: one request through auth, throttle, retry, deadlines and error mapping. */

@@ -1,6 +1,7 @@
 // CSV as spreadsheets write it: the delimiter detected from the header line (`,` `;` tab) or given
-// with --delimiter, and numbers written with a decimal comma refused, never converted. The reader
-// runs in process; the pt-BR export is pushed by the CLI against the sandbox.
+// with --delimiter, numbers written with a decimal comma refused, never converted, booleans and
+// long numbers as Excel writes them. The reader runs in process; the pt-BR exports are pushed by the
+// CLI against the sandbox.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,28 @@ describe('a decimal comma', () => {
   });
 });
 
+describe('cells as Excel writes them', () => {
+  test('active: true or false in any case (Excel in English writes TRUE), or VERDADEIRO and FALSO (Excel in Portuguese); anything else stops the run', async () => {
+    const rows = ['TRUE', 'FALSE', 'true', 'false', 'VERDADEIRO', 'FALSO', 'Verdadeiro', 'falso'].map((active, i) => `A-${i};${STORE};${i};${active}`);
+    const records = await read(['external_id;store_id;stock_quantity;active', ...rows, ''].join('\r\n'), 'stock');
+    expect(records.map((r) => r.item?.active)).toEqual([true, false, true, false, true, false, true, false]);
+    expect(await refusal(`external_id;store_id;active\nA;${STORE};sim\n`, 'stock')).toBe(
+      'Line 2: active must be true or false (or VERDADEIRO or FALSO, as Excel in Portuguese writes them), got "sim"; fix the file and run again (nothing was sent).',
+    );
+  });
+
+  test('a gtin Excel wrote in scientific notation (7,891E+12: its digits lost) is an item error with the way out; a gtin of digits is read', async () => {
+    const records = await read('external_id;name;price;gtin\nG-1;a;1;7,891E+12\nG-2;b;2;7891000200104\nG-3;c;3;7.89100E+12\nG-4;d;4;1e5\n');
+    const hint = (text: string) => `gtin is written in scientific notation ("${text}"), as Excel shows a long number, and its digits are lost: format the gtin column as text (Format Cells › Text), type the codes again and save`;
+    expect(records.map((r) => [r.line, r.external_id, r.item ?? r.error?.message])).toEqual([
+      [2, 'G-1', hint('7,891E+12')],
+      [3, 'G-2', { external_id: 'G-2', name: 'b', price: 2, gtin: '7891000200104' }],
+      [4, 'G-3', hint('7.89100E+12')],
+      [5, 'G-4', hint('1e5')],
+    ]);
+  });
+});
+
 describe('a pt-BR spreadsheet export against the sandbox', () => {
   let service: ProxiedSandbox;
   let env: Record<string, string>;
@@ -113,9 +136,9 @@ describe('a pt-BR spreadsheet export against the sandbox', () => {
     await service.close();
   });
 
-  // examples/catalog-pt-br.csv is what Excel saves as "CSV (separado por vírgulas)" in pt-BR: a BOM,
-  // `;`, CRLF, quotes around a field holding a `;` or a quote, accented names; its prices are whole
-  // or formatted with a point.
+  // examples/catalog-pt-br.csv is what Excel in pt-BR saves as "CSV UTF-8 (separado por vírgulas)":
+  // a BOM, `;`, CRLF, quotes around a field holding a `;` or a quote, accented names; its prices are
+  // whole or typed as text with a point.
   const EXPORT = readFileSync(fileURLToPath(new URL('../../examples/catalog-pt-br.csv', import.meta.url)), 'utf8');
 
   test('pushes without options (examples/catalog-pt-br.csv)', async () => {
@@ -129,6 +152,40 @@ describe('a pt-BR spreadsheet export against the sandbox', () => {
     expect(service.sandbox.getProduct('SKU-2001')!.stores[STORE]).toMatchObject({ stock_quantity: 40 });
     expect(service.sandbox.getProduct('SKU-2002')).toMatchObject({ name: 'Pão de Queijo "Mineiro" 1kg', price: 32 });
     expect(Object.keys(service.sandbox.getProduct('SKU-2002')!.stores)).toHaveLength(2);
+  });
+
+  // examples/catalog-pt-br-excel.csv is what Excel in pt-BR saves as "CSV (separado por vírgulas)":
+  // windows-1252 (an en dash "–" Latin-1 lacks), no BOM, `;`, CRLF, quotes around a field holding a
+  // `;` or a quote, VERDADEIRO/FALSO; its prices are whole or typed as text with a point, and its gtin
+  // column is formatted as text.
+  const EXCEL = readFileSync(fileURLToPath(new URL('../../examples/catalog-pt-br-excel.csv', import.meta.url)));
+  const EXCEL_NOTE = /^\S+ is not UTF-8 \(line 2 is the first that is not\): reading it as windows-1252, what Excel saves as "CSV \(separado por vírgulas\)"; if it was saved in another encoding, name it with --encoding \(such as latin1, iso-8859-15 or ibm850\)\.$/;
+
+  test('the Excel export in windows-1252 pushes without options, saying in one line how it was read (examples/catalog-pt-br-excel.csv)', async () => {
+    expect(EXCEL.subarray(0, 12).toString()).toBe('external_id;');
+    expect(EXCEL.includes(0x96)).toBe(true); // "–" in windows-1252
+    const file = join(dir, 'excel.csv');
+    writeFileSync(file, EXCEL);
+    const result = await runCli(['catalog', 'push', file], { env });
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(EXCEL_NOTE)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/3\/3 items, created 3, updated 0, errors 0/);
+    expect(service.sandbox.getProduct('SKU-3001')).toMatchObject({ name: 'Café Torrado e Moído 500g', price: 24.9, gtin: '7891000200104' });
+    expect(service.sandbox.getProduct('SKU-3001')!.stores[STORE]).toMatchObject({ stock_quantity: 40, active: true });
+    expect(service.sandbox.getProduct('SKU-3002')).toMatchObject({ name: 'Pão de Queijo "Mineiro"; 1kg', price: 32 });
+    expect(service.sandbox.getProduct('SKU-3002')!.stores['b3e1d2c4-5f60-4a7b-8c9d-0e1f2a3b4c5d']).toMatchObject({ stock_quantity: 0, price_override: 29.9, active: false });
+    expect(service.sandbox.getProduct('SKU-3003')).toMatchObject({ name: 'Açúcar Cristal 5kg – pacote', price: 21.5 });
+  });
+
+  test('the same Excel export with its prices as Excel writes numbers (24,90): read as windows-1252, then refused whole for its decimal commas, nothing sent', async () => {
+    const text = new TextDecoder('windows-1252').decode(EXCEL).replaceAll('.90', ',90').replace('21.5', '21,5').replaceAll('SKU-', 'XLS-');
+    const file = join(dir, 'excel-commas.csv');
+    writeFileSync(file, Buffer.from(text, 'latin1'));
+    const before = service.requests.length;
+    const result = await runCli(['catalog', 'push', file], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(EXCEL_NOTE), expect.stringMatching(/^Line 2: the file writes its decimal numbers with a comma \(price "24,90"\).*\(nothing was sent\)\.$/)]);
+    expect(service.requests.length).toBe(before);
   });
 
   test('the same export with its prices written 24,90: refused whole before anything is sent, exit 2, one sentence', async () => {

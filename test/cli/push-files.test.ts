@@ -174,9 +174,8 @@ describe('the errors file', () => {
 describe('text encodings', () => {
   const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
-  test('invalid UTF-8 (a Latin-1 export) in CSV, JSON Lines or a JSON array: exit 2 naming the line, nothing sent', async () => {
+  test('invalid UTF-8 (a Latin-1 export) in JSON Lines or a JSON array: exit 2 naming the line, nothing sent', async () => {
     const cases: Array<[string, Buffer, number]> = [
-      ['l1.csv', Buffer.concat([Buffer.from('external_id,name,price\nL-1,Arroz,1\n'), latin1('L-2,Feijão,2\n')]), 3],
       ['l1.jsonl', Buffer.concat([Buffer.from('{"external_id":"L-3","name":"a","price":1}\n\n'), latin1('{"external_id":"L-4","name":"Feijão","price":1}\n')]), 3],
       ['l1.json', Buffer.concat([Buffer.from('[\n{"external_id":"L-5","name":"a","price":1},\n'), latin1('{"external_id":"L-6","name":"Açúcar","price":1}\n]')]), 3],
       // A multi-byte character cut off by the end of the file.
@@ -194,6 +193,44 @@ describe('text encodings', () => {
     }
     expect(service.requests.length).toBe(before);
     expect(service.sandbox.getProduct('L-1')).toBeUndefined();
+  });
+
+  test('a CSV that is not UTF-8 and holds no UTF-8 character, given without --encoding: read as windows-1252 (Excel’s "CSV (separado por vírgulas)"), saying so in one line, with and without --state', async () => {
+    // "–" is 0x96 in windows-1252, a byte Latin-1 leaves to a control character.
+    const ansi = (prefix: string) => Buffer.concat([latin1(`external_id,name,price\r\n${prefix}-1,Arroz,1\r\n${prefix}-2,Feijão `), Buffer.from([0x96]), latin1(' 1kg,2\r\n')]);
+    const plain = join(dir, 'ansi-plain.csv');
+    writeFileSync(plain, ansi('W'));
+    const note = (file: string) => `${file} is not UTF-8 (line 3 is the first that is not): reading it as windows-1252, what Excel saves as "CSV (separado por vírgulas)"; if it was saved in another encoding, name it with --encoding (such as latin1, iso-8859-15 or ibm850).`;
+    for (const extra of [['--dry-run'], []]) {
+      const result = await cli(['catalog', 'push', plain, ...extra]);
+      expect(result.stderr.trim().split('\n')).toEqual([note(plain)]);
+      expect(result.code).toBe(0);
+    }
+    expect(service.sandbox.getProduct('W-2')).toMatchObject({ name: 'Feijão – 1kg' });
+
+    const synced = join(dir, 'ansi-sync.csv');
+    writeFileSync(synced, ansi('Y'));
+    const state = await cli(['catalog', 'push', synced, '--state', join(dir, 'ansi-sync.db')]);
+    expect(state.stderr.trim().split('\n')[0]).toBe(note(synced)); // then the sync's progress lines
+    expect(state.code).toBe(0);
+    expect(service.sandbox.getProduct('Y-2')).toMatchObject({ name: 'Feijão – 1kg' });
+  });
+
+  test('a CSV that mixes UTF-8 characters and other bytes, or one given as --encoding utf-8: exit 2 naming the line, nothing sent', async () => {
+    const mixed = join(dir, 'mixed.csv');
+    writeFileSync(mixed, Buffer.concat([Buffer.from('external_id,name,price\nM-1,Açúcar,1\n'), latin1('M-2,Feijão,2\n')]));
+    const named = join(dir, 'named-utf8.csv');
+    writeFileSync(named, latin1('external_id,name,price\nN-1,Feijão,2\n'));
+    const before = service.requests.length;
+    const refused = await cli(['catalog', 'push', mixed]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      'Line 3: the file is not valid UTF-8, and elsewhere it holds UTF-8 characters: it mixes two encodings, so it is not read as windows-1252 either; save it as UTF-8, or name its encoding with --encoding latin1 (nothing was sent).',
+    ]);
+    const utf8 = await cli(['catalog', 'push', named, '--encoding', 'utf-8']);
+    expect(utf8.code).toBe(2);
+    expect(utf8.stderr).toMatch(/^Line 2: the file is not valid UTF-8 \(saved in another encoding/);
+    expect(service.requests.length).toBe(before);
   });
 
   test('the line of an invalid byte past the first read, and valid characters split between reads, in a 3 MB file', async () => {

@@ -51,6 +51,18 @@ describe('resource examples run against the sandbox', () => {
     expect(stock).toMatch(/#4 NOT-IN-CATALOG: error PRODUCT_NOT_FOUND/);
   });
 
+  it('stock.ts with the key of the sandbox’s export line (every store, none named): says what it needs in one line, exit 2, no stack trace', async () => {
+    const failed = await example('stock.ts', [], { INTEGRATION_API_KEY: sandbox.keys.full }).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stdout).toBe('');
+    expect(failed?.stderr?.trim().split('\n')).toEqual([
+      'stock.ts sets the stock of one store, and this key may write every store of the merchant: set INTEGRATION_STORE_ID to one of them (the sandbox lists its stores under "Stores:"), e.g. INTEGRATION_STORE_ID=<store id> node examples/stock.ts',
+    ]);
+  });
+
   it('sync.ts sends everything once, then only what changed, then deactivates what left the export', async () => {
     const state = join(workDir, 'example-state.db');
     const store = { INTEGRATION_STORE_ID: sandbox.storeIds[0]! };

@@ -160,9 +160,20 @@ describe("the README's samples", () => {
     // The webhook receivers are run with genuine and forged deliveries in readme-webhooks.test.ts.
     const runnable = readme.filter((sample) => sample.section !== 'Receiving webhooks' && !(skipRedis && sample.code.includes("from 'redis'")));
 
+    /** The URLs of the key's webhook endpoints, as the service lists them. */
+    async function endpointUrls(): Promise<string[]> {
+      const response = await fetch(`${env.INTEGRATION_BASE_URL}/integration/v1/webhooks`, { headers: { 'x-api-key': env.INTEGRATION_API_KEY! } });
+      const { data } = (await response.json()) as { data: { url: string }[] };
+      return data.map((endpoint) => endpoint.url).sort();
+    }
+
+    // Each sample also leaves the key's endpoints as it found them: one left on a URL nothing answers
+    // would fail every delivery and hold one of the 5 places, one more per run.
     it.each(runnable.map((sample) => [`${sample.section} (${sample.name})`, sample]))('%s', async (_title, sample) => {
+      const before = await endpointUrls();
       const stdout = await runSample(sample);
       if (sample === quickStart) expect(stdout).toMatch(/^ok \[/);
+      expect(await endpointUrls()).toEqual(before);
     }, 40_000);
   });
 });

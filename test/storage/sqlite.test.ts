@@ -3,7 +3,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/integration-error.ts';
-import { addSqliteColumn, isSqliteBusy, openSqliteFile, sqliteTransaction, type SqliteDatabase, type SqliteFile } from '../../src/storage/sqlite.ts';
+import { addSqliteColumn, isSqliteBusy, openSqliteFile, sqliteNodeRequirement, sqliteTransaction, type SqliteDatabase, type SqliteFile } from '../../src/storage/sqlite.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
 
 const dir = tempDir('storage-sqlite');
@@ -154,5 +154,27 @@ describe('openSqliteFile: the options every SQLite store takes', () => {
     const file = openSqliteFile({ path, busyTimeoutMs: undefined, owner: 'testStore', alternative: 'postgresStore' });
     opened.push(file);
     expect(file).toMatchObject({ path, busyTimeoutMs: 5000 });
+  });
+});
+
+describe('sqliteNodeRequirement: what a SQLite store says on a Node without node:sqlite, as the README’s table has it', () => {
+  it.each([
+    ['20.20.2', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 20.20.2, older than the 22.12 the whole package needs: a Postgres store works on every Node the package supports (22.12 and newer), as the client and webhooks do, but not on this one; upgrade Node to 22.13 or newer.'],
+    ['22.11.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.11.0, older than the 22.12 the whole package needs: a Postgres store works on every Node the package supports (22.12 and newer), as the client and webhooks do, but not on this one; upgrade Node to 22.13 or newer.'],
+    ['22.12.0', 'The SQLite stores need Node 22.13 or newer (node:sqlite) and this is Node 22.12.0: use a Postgres store (a postgres:// URL), which works on every Node the package supports (22.12 and newer), as the client and webhooks do, or upgrade Node to 22.13 or newer.'],
+    ['24.11.0', 'The SQLite stores need node:sqlite (Node 22.13 or newer without a flag), which this Node 24.11.0 does not provide (was it started with --no-experimental-sqlite?): use a Postgres store (a postgres:// URL), or run it without that flag.'],
+  ])('on Node %s', (version, sentence) => {
+    expect(sqliteNodeRequirement('a Postgres store (a postgres:// URL)', version)).toBe(sentence);
+  });
+
+  it('a store opened there throws it as a ConfigurationError naming the store and its Postgres twin', () => {
+    const getBuiltinModule = process.getBuiltinModule;
+    process.getBuiltinModule = ((id: string) => (id === 'node:sqlite' ? undefined : getBuiltinModule.call(process, id))) as typeof process.getBuiltinModule;
+    try {
+      expect(() => open(freshPath())).toThrow(new ConfigurationError(`testStore cannot open: ${sqliteNodeRequirement('postgresStore')}`));
+    } finally {
+      process.getBuiltinModule = getBuiltinModule;
+    }
+    expect(sqliteNodeRequirement('postgresStore')).toContain('use postgresStore, or run it without that flag');
   });
 });
