@@ -131,7 +131,7 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect(await state.runs(10, undefined, 'nobody')).toEqual([]);
     });
 
-    it('marks a batch in flight before it leaves: an acknowledgement or a refusal clears the mark, no answer keeps it', async () => {
+    it('marks a batch in flight before it leaves: only an acknowledgement clears the mark; an item error or no answer keeps it', async () => {
       const seq = await run('r1');
       const item = (key: string, index: number) => ({ key, externalId: key, storeId: '', index, pairs: [] });
       // A, B and C were acknowledged by an earlier batch.
@@ -144,16 +144,15 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect(marked.get('A')).toEqual({ fingerprint: 'old-A', sentAt: T0, seenSeq: seq, seenIndex: 0, inFlight: true });
       // A new item gets a row without a fingerprint, in flight and seen.
       expect(marked.get('N')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3, inFlight: true });
-      // The answer: A acknowledged, B refused (VALIDATION_ERROR); C and N got no word.
+      // The answer: A acknowledged, B an item error (STORE_WRITE_FAILED: partly written); C and N got no word.
       await state.recordBatch({
         scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0 + 7, seen: { seq, marks: [] },
         acknowledged: [{ key: 'A', index: 0, externalId: 'A', storeId: '', fingerprint: 'new-A', storeIds: [] }],
-        refused: ['B'],
-        errors: [{ index: 1, external_id: 'B', code: 'VALIDATION_ERROR', message: 'price' }],
+        errors: [{ index: 1, external_id: 'B', code: 'STORE_WRITE_FAILED', message: 'store' }],
       });
       const after = await state.lookup('s1', 'catalog', ['A', 'B', 'C', 'N']);
       expect(after.get('A')).toMatchObject({ fingerprint: 'new-A', sentAt: T0 + 7, inFlight: false });
-      expect(after.get('B')).toMatchObject({ fingerprint: 'old-B', sentAt: T0, inFlight: false });
+      expect(after.get('B')).toMatchObject({ fingerprint: 'old-B', sentAt: T0, inFlight: true });
       expect(after.get('C')).toMatchObject({ fingerprint: 'old-C', inFlight: true });
       expect(after.get('N')).toMatchObject({ fingerprint: null, inFlight: true });
       // Marks are per scope and kind.

@@ -22,8 +22,9 @@ export interface StoredItem {
   /** The item's index in that run's input. */
   seenIndex: number | null;
   /**
-   * A batch carried the item and no answer said what became of it (a connection cut after the
-   * service applied it, a 500, a time-out, a crash): the next run sends it whatever its fingerprint.
+   * A batch carried the item and no answer acknowledged it since: none came (a connection cut after
+   * the service applied it, a 500, a time-out, a crash) or it was an item error (which may follow a
+   * partial write, or an earlier lost answer): the next run sends it whatever its fingerprint.
    */
   inFlight: boolean;
 }
@@ -203,9 +204,9 @@ export interface SyncState {
   /**
    * Records, in one transaction, what a batch's answer acknowledged (fingerprint, time, stores,
    * seen by run `seen.seq` at its index, in flight no more, and the other kind's fingerprints of
-   * its `pairs` invalidated again as by {@link markInFlight}), the items the service refused
-   * (`refused` keys: in flight no more, fingerprint kept), the seen marks of its other items (as
-   * {@link markSeen}), and the run's failed items. Items of a batch without an answer stay in flight.
+   * its `pairs` invalidated again as by {@link markInFlight}), the seen marks of its other items (as
+   * {@link markSeen}), and the run's failed items. Only an acknowledgement clears an in-flight mark:
+   * the batch's other items (item errors among them) stay in flight, their fingerprint kept.
    */
   recordBatch(request: {
     scope: string;
@@ -214,7 +215,6 @@ export interface SyncState {
     sentAt: number;
     seen: { seq: number; marks: readonly SeenMark[] };
     acknowledged: readonly AcknowledgedItem[];
-    refused?: readonly string[];
     errors: readonly RunErrorItem[];
   }): Promise<void>;
   /** Items with a fingerprint last seen before run `seq`, by key, after `afterKey`, at most `limit`. */

@@ -139,14 +139,11 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       await write((db) => markInFlight(db, scope, kind, seq, items));
     },
 
-    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) => {
-      if (seen.marks.length === 0 && acknowledged.length === 0 && refused.length === 0 && errors.length === 0) return;
+    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, errors }) => {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
       await write((db) => {
         if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
         if (acknowledged.length > 0) acknowledge(db, scope, kind, sentAt, seen.seq, acknowledged);
-        if (refused.length > 0) {
-          db.prepare('UPDATE sync_items SET in_flight = 0 WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(refused));
-        }
         if (errors.length > 0) {
           db.prepare(
             `INSERT OR REPLACE INTO sync_run_errors (run_id, idx, external_id, store_id, code, message)
