@@ -63,4 +63,6 @@ export function addLaterColumns(db: SqliteDatabase): void {
   addSqliteColumn(db, 'sync_items', 'in_flight', 'INTEGER NOT NULL DEFAULT 0');
   addSqliteColumn(db, 'sync_leases', 'host', 'TEXT');
   addSqliteColumn(db, 'sync_leases', 'pid', 'INTEGER');
+  // The fields of the stock pairs an acknowledged item wrote, by store (see pair-fields.ts).
+  addSqliteColumn(db, 'sync_items', 'pair_fields', 'TEXT');
 }
