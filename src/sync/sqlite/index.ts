@@ -9,7 +9,7 @@ import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../st
 import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
 import { stateFailure } from '../state-errors.ts';
 import { acknowledge, markInFlight, markSeen } from './item-writes.ts';
-import { addLaterColumns, SCHEMA } from './schema.ts';
+import { addLaterColumns, laterColumnsMissing, SCHEMA } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -55,8 +55,10 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       // more: a checkpoint runs inside the write that crosses the mark, holding the event loop
       // (32 MB took some 35 ms of CPU, beyond a run's 10 ms between turns).
       database.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+      // Each statement of the schema is IF NOT EXISTS: on a current file none of them takes the write
+      // lock, nor does this check, so a read (`sync runs`) goes on while another process writes.
       database.exec(SCHEMA);
-      sqliteTransaction(database, () => addLaterColumns(database));
+      if (laterColumnsMissing(database)) sqliteTransaction(database, () => addLaterColumns(database));
     });
     migrated = true;
   }
