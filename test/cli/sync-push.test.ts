@@ -270,7 +270,8 @@ describe('sync runs / sync forget', () => {
     await cli(['catalog', 'push', file, '--state', state]);
     const runs = await cli(['sync', 'runs', '--state', state]);
     expect(runs.code).toBe(0);
-    expect(runs.stdout).toMatch(/catalog\s+completed\s+[0-9a-f-]{36}\s+total 2, unchanged 0, sent 2, created 2/);
+    // Piped: the table's every column (total, unchanged, sent, created, updated, errors, orphans, run_id).
+    expect(runs.stdout).toMatch(/catalog\s+completed\s+2\s+0\s+2\s+2\s+0\s+0\s+0\s+[0-9a-f-]{36}\n/);
     const forgot = await cli(['sync', 'forget', 'catalog', '--external-id', 'F-1', '--state', state]);
     expect(forgot.stdout).toContain('Forgot 1 catalog item');
     const start = service.requests.length;
