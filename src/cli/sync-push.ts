@@ -3,13 +3,14 @@
 // progress, an errors file, the summary, and `--deactivate-missing` behind the guard.
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
-import type { CatalogSyncResult, StockSyncResult, Sync, SyncGuardError, SyncProgress } from '../sync/index.ts';
+import type { CatalogSyncResult, StockSyncResult, Sync, SyncProgress } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { ErrorsFile } from './errors-file.ts';
 import { encodingOf, formatOf, readItems, type InputFormat, type PushKind, type ReadOptions } from './input.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import type { SyncPushOptions } from './push-options.ts';
 import { openSync, syncFailure, syncStateOption } from './sync-commands.ts';
+import { deactivateMissing, deactivationCounts, deactivationNotes, type Deactivation } from './sync-deactivation.ts';
 import { redact } from './failure.ts';
 
 /** Where each fed item came from: its line, in a typed array that grows (4 bytes an item). */
@@ -109,13 +110,16 @@ class SyncPushRun {
       if (this.#latest) this.#show(this.#latest, true);
       this.#writeFailed(result);
       if (options.dryRun) return this.#dryRunReport(result);
-      const deactivation = options.deactivateMissing ? await this.#deactivate() : undefined;
+      const deactivation = options.deactivateMissing ? await deactivateMissing(this.#sync, this.#plan.kind, options.confirmDeactivate, this.#errors) : undefined;
       this.#summary(result, deactivation);
       if (deactivation?.refused) {
         console.error(deactivation.refused);
         return 2;
       }
-      return result.errors + this.#unreadable > 0 ? 1 : 0;
+      const notes = deactivation ? deactivationNotes(deactivation, { kind: this.#plan.kind, missing: result.orphans ?? 0, errorsPath: this.#plan.errorsPath, stateOption: options.state ? ` --state ${redactLocation(options.state)}` : '' }) : [];
+      for (const note of notes) console.error(note);
+      // A confirmed deactivation that did not happen is not a success.
+      return result.errors + this.#unreadable > 0 || notes.length > 0 ? 1 : 0;
     } catch (error) {
       if (this.#interrupted) {
         console.error(`Interrupted: what the service acknowledged is recorded in ${redactLocation(this.#plan.location)}; run the same command again to send the rest.`);
@@ -186,49 +190,29 @@ class SyncPushRun {
     return errorCount > 0 ? 1 : 0;
   }
 
-  /** `--deactivate-missing`: what the guard let through, or why it refused (nothing deactivated). */
-  async #deactivate(): Promise<{ deactivated: number; refused?: string }> {
-    const { kind, options } = this.#plan;
-    try {
-      const outcome = await this.#sync.deactivate(kind, this.#sync.orphans(kind), { confirm: options.confirmDeactivate });
-      for (const failed of outcome.results) this.#errors.write({ line: 0, external_id: failed.external_id, store_id: failed.store_id ?? '', code: failed.error.code, message: `deactivate: ${failed.error.message}` });
-      return { deactivated: outcome.deactivated };
-    } catch (error) {
-      if ((error as { name?: unknown })?.name !== 'SyncGuardError') throw error;
-      return { deactivated: 0, refused: guardRefusal(error as SyncGuardError) };
-    }
-  }
-
-  #summary(result: CatalogSyncResult | StockSyncResult, deactivation: { deactivated: number; refused?: string } | undefined): void {
+  #summary(result: CatalogSyncResult | StockSyncResult, deactivation: Deactivation | undefined): void {
     const { kind, command, errorsPath, options } = this.#plan;
     const total = result.total + this.#unreadable;
     const summary = { items: total, unchanged: result.unchanged, sent: result.sent, ...(kind === 'catalog' ? { created: (result as CatalogSyncResult).created } : {}), updated: result.updated, errors: result.errors + this.#unreadable, orphans: result.orphans };
     const errorsFile = this.#errors.count > 0 ? errorsPath : null;
     if (options.json) {
-      const deactivated = deactivation === undefined ? {} : { deactivated: deactivation.deactivated, ...(deactivation.refused ? { deactivation_refused: deactivation.refused } : {}) };
+      const deactivated =
+        deactivation === undefined
+          ? {}
+          : {
+              deactivated: deactivation.deactivated,
+              deactivation_failed: deactivation.failed,
+              deactivation_skipped: deactivation.skipped.length,
+              ...(deactivation.refused ? { deactivation_refused: deactivation.refused } : {}),
+            };
       console.log(JSON.stringify({ event: 'done', command, complete: true, run_id: result.runId, ...summary, ...deactivated, errors_file: errorsFile }));
       return;
     }
     const parts = Object.entries(summary).filter(([k]) => k !== 'items' && k !== 'orphans').map(([k, v]) => `${k} ${v}`);
-    const deactivated = deactivation === undefined ? '' : ` (${deactivation.refused ? 'none' : deactivation.deactivated} deactivated)`;
+    const deactivated = deactivation === undefined ? '' : ` ${deactivationCounts(deactivation)}`;
     const missing = result.orphans ? `, ${result.orphans} missing from this file${deactivated}` : '';
     console.log(`${command}: ${total} items, ${parts.join(', ')}${missing}${errorsFile ? `; rejected items in ${errorsFile}` : ''}`);
   }
-}
-
-/** The guard's refusal in the command line's words: how many of how many, and the flag that confirms. */
-function guardRefusal(error: SyncGuardError): string {
-  const { kind, count, acknowledged, reason } = error;
-  const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
-  const confirm = `run the same command with --confirm-deactivate ${count}`;
-  if (reason === 'confirm-mismatch') {
-    return `Nothing deactivated: --confirm-deactivate ${error.confirmed} does not match the ${count} ${kind} items missing from this file (of the ${acknowledged} acknowledged before); if they really left, ${confirm}.`;
-  }
-  const why =
-    reason === 'empty-run'
-      ? 'and this run read no items from the file, as a broken export (a header only, an empty file) would look'
-      : `(${percent(count / acknowledged)}, above the ${percent(error.maxDeactivateShare)} allowed), as an export cut short would look`;
-  return `Nothing deactivated: ${count} of the ${acknowledged} ${kind} items acknowledged before are missing from this file ${why}. Check the export; if they really left, ${confirm}.`;
 }
 
 /** The longest a resumed push waits for a dead run's lease: its 60 s, and a little more. */

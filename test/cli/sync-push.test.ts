@@ -206,6 +206,48 @@ describe('--deactivate-missing behind the guard', () => {
     expect(active(10)).toBe(10);
   });
 
+  // Review 3, finding 6: a deactivation that did not happen is not a success.
+  test('a confirmed deactivation that fails or is skipped exits 1 and says so; a skipped one is explained', { timeout: 90_000 }, async () => {
+    const store = service.sandbox.storeIds[1]!;
+    const file = join(dir, 'deactivate-fails.jsonl');
+    const state = join(dir, 'deactivate-fails.db');
+    const product = (i: number) => JSON.stringify({ external_id: `DF-${i}`, name: `Item ${i}`, price: 2, ...(i === 19 ? {} : { stores: [{ store_id: store, stock_quantity: 1, active: true }] }) });
+    const write = (count: number) => writeFileSync(file, `${Array.from({ length: count }, (_, i) => product(i)).join('\n')}\n`);
+    write(20); // DF-19 is sent without stores: nothing to switch off if it leaves
+    expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
+
+    write(17);
+    service.sandbox.setStoreWriteFailure(store, true);
+    let failing: CliResult;
+    try {
+      failing = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '3']);
+    } finally {
+      service.sandbox.setStoreWriteFailure(store, false);
+    }
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('errors 0, 3 missing from this file (0 deactivated, 2 failed, 1 skipped: sent without stores)');
+    expect(failing.stderr).toContain('2 of the 3 missing catalog items were not deactivated (STORE_WRITE_FAILED); they are listed in');
+    expect(failing.stderr).toContain('1 missing catalog item (DF-19) was last sent without stores: there is no store to switch off, so nothing was sent for it.');
+    expect(failing.stderr).toContain(`integration-sdk sync forget catalog --external-id DF-19 --state ${state}`);
+    const errors = readFileSync(`${file}.errors.csv`, 'utf8');
+    expect(errors).toMatch(/^0,DF-17,,STORE_WRITE_FAILED,deactivate: /m);
+    expect(errors).toMatch(/^0,DF-18,,STORE_WRITE_FAILED,deactivate: /m);
+    expect(errors).toMatch(/^0,DF-19,,NO_STORES,deactivate: /m);
+    expect(service.sandbox.getProduct('DF-17')?.stores[store]?.active).toBe(true);
+
+    // The store writes again: the two are deactivated; the one without stores is still skipped.
+    const retried = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '3']);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toContain('3 missing from this file (2 deactivated, 1 skipped: sent without stores)');
+    expect(service.sandbox.getProduct('DF-17')?.stores[store]?.active).toBe(false);
+    // Forgotten as the message says, it is missing no more.
+    expect((await cli(['sync', 'forget', 'catalog', '--external-id', 'DF-19', '--state', state])).code).toBe(0);
+    const clean = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing']);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('items, unchanged 17, sent 0, created 0, updated 0, errors 0');
+    expect(clean.stdout).not.toContain('missing');
+  });
+
   test('--confirm-deactivate goes with --deactivate-missing only', async () => {
     const file = join(dir, 'guard-alone.csv');
     writeFileSync(file, `${csv(1)}\n`);
