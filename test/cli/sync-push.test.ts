@@ -90,6 +90,41 @@ describe('catalog push --state', () => {
     expect(errors).toMatch(/^3,CLI-0,,VALIDATION_ERROR,/m);
   });
 
+  // Review 3, finding 9: the errors file says the same with --state as without.
+  test('repeated ids are reported with the same words and lines as without --state', { timeout: 90_000 }, async () => {
+    const header = 'external_id,name,price';
+    const rows = Array.from({ length: 600 }, (_, i) => `REP-${i},Item ${i},1.5`);
+    // Two repeats after the first window of items (their first lines are 8 and 501), and a bad price.
+    const file = join(dir, 'repeats.csv');
+    writeFileSync(file, `${[header, ...rows, 'REP-6,again,2', 'REP-499,again,3', 'REP-X,bad,-1'].join('\n')}\n`);
+    const plain = await cli(['catalog', 'push', file, '--errors', join(dir, 'repeats-plain.errors.csv')]);
+    const synced = await cli(['catalog', 'push', file, '--state', join(dir, 'repeats.db'), '--errors', join(dir, 'repeats-state.errors.csv')]);
+    expect(plain.code).toBe(1);
+    expect(synced.code).toBe(1);
+    const withoutState = readFileSync(join(dir, 'repeats-plain.errors.csv'), 'utf8');
+    expect(withoutState).toContain('602,REP-6,,VALIDATION_ERROR,external_id repeated in the file (first at line 8); only the first is sent');
+    expect(withoutState).toContain('603,REP-499,,VALIDATION_ERROR,external_id repeated in the file (first at line 501); only the first is sent');
+    expect(withoutState).toMatch(/^604,REP-X,,VALIDATION_ERROR,/m);
+    expect(readFileSync(join(dir, 'repeats-state.errors.csv'), 'utf8')).toBe(withoutState);
+    expect(synced.stdout).toContain('catalog push: 603 items, unchanged 0, sent 600, created 0, updated 600, errors 3; rejected items in');
+  });
+
+  test('an item acknowledged before and now failing the item checks is rejected, not missing from the file', { timeout: 90_000 }, async () => {
+    const store = service.sandbox.storeIds[0]!;
+    const file = join(dir, 'typo.jsonl');
+    const state = join(dir, 'typo.db');
+    const inStore = () => ({ stores: [{ store_id: store, stock_quantity: 1 }] });
+    writeProducts(file, 3, (i) => ({ external_id: `TYPO-${i}`, ...inStore() }));
+    expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
+    writeProducts(file, 3, (i) => ({ external_id: `TYPO-${i}`, ...inStore(), ...(i === 1 ? { price: -1 } : {}) }));
+    const run = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--json']);
+    expect(run.code).toBe(1);
+    const done = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(done).toMatchObject({ event: 'done', items: 3, unchanged: 2, sent: 0, errors: 1, orphans: 0, deactivated: 0 });
+    expect(readFileSync(`${file}.errors.csv`, 'utf8')).toMatch(/^2,TYPO-1,,VALIDATION_ERROR,price is -1/m);
+    expect(service.sandbox.getProduct('TYPO-1')?.stores[store]?.active).toBe(true);
+  });
+
   test('a push killed with SIGKILL and run again with --resume sends neither the acknowledged nor the unchanged', { timeout: 90_000 }, async () => {
     const file = join(dir, 'killed.jsonl');
     const state = join(dir, 'killed.db');
