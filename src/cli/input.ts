@@ -173,6 +173,12 @@ export function repeatKey(kind: PushKind, record: { external_id: string; store_i
   return kind === 'catalog' ? record.external_id : `${record.external_id}\u0000${(record.store_id ?? '').toLowerCase()}`;
 }
 
+/** The duplicate rule's message for a repeat whose key first occurs at line `first`. */
+export function repeatMessage(kind: PushKind, first: number): string {
+  const what = kind === 'catalog' ? 'external_id' : 'external_id and store_id';
+  return `${what} repeated in the file (first at line ${first}); only the first is sent`;
+}
+
 /**
  * Every item of the file in order, as parsed: the pass that counts and screens the file reads only
  * this. Throws `UsageError` on the first record the format cannot read.
@@ -203,8 +209,7 @@ export async function* readRecords(file: string, kind: PushKind, format: InputFo
   for await (const record of readItems(file, kind, format, options)) {
     const first = record.external_id === '' ? undefined : firstLine(repeatKey(kind, record), record.line);
     if (first !== undefined) {
-      const what = kind === 'catalog' ? 'external_id' : 'external_id and store_id';
-      yield { line: record.line, external_id: record.external_id, store_id: record.store_id, error: { code: 'VALIDATION_ERROR', message: `${what} repeated in the file (first at line ${first}); only the first is sent` } };
+      yield { line: record.line, external_id: record.external_id, store_id: record.store_id, error: { code: 'VALIDATION_ERROR', message: repeatMessage(kind, first) } };
       continue;
     }
     // The SDK's own pre-checks (a fourth decimal in stock_quantity, a store_id that is not a UUID…),

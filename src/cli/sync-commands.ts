@@ -9,6 +9,8 @@ import type { IntegrationClient } from '../index.ts';
 import type { Sync, SyncRunRecord, SyncState } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { failure as describeFailure, redact, storeFailure, SYNC_STATE } from './failure.ts';
+import { isSqliteBusy } from '../storage/sqlite.ts';
+import { table, terminalWidth, type Column } from './table.ts';
 
 export type { SyncPushOptions } from './push-options.ts';
 
@@ -61,7 +63,11 @@ export async function openSyncState(location: string): Promise<SyncState> {
 export function syncFailure(error: unknown): { message: string; code: number } {
   if ((error as { name?: unknown })?.name === 'SyncStateError') {
     const { message, cause } = error as Error;
-    return { message: storeFailure(cause, SYNC_STATE) ?? message, code: 2 };
+    // The library's sentence names the state (the file, or Postgres's host, database and schema)
+    // and what to do: kept, unless the location itself is in doubt (it cannot be opened or
+    // reached), where the CLI points back at --state / INTEGRATION_SYNC_STATE instead. A locked
+    // file is not such a case: its sentence names the file and how long it waited.
+    return { message: isSqliteBusy(cause) ? message : (storeFailure(cause, SYNC_STATE) ?? message), code: 2 };
   }
   return describeFailure(error, SYNC_STATE);
 }
@@ -86,6 +92,36 @@ async function namingTheState(action: () => Promise<number>): Promise<number> {
     return code;
   }
 }
+
+/** A run's start to the second, in UTC: what tells runs apart for people. */
+const startedAt = (run: SyncRunRecord) => `${run.startedAt.toISOString().slice(0, 19)}Z`;
+const counted = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+
+/**
+ * `sync runs` for people: when, which kind, how it ended and what it sent are kept on a narrow
+ * terminal; the run id (for `sync.runErrors` and the dashboard, whole in `--json`) and the counts
+ * that matter less go first, then the error is cut.
+ */
+const RUN_COLUMNS: Column<SyncRunRecord>[] = [
+  { header: 'started_at', value: startedAt },
+  { header: 'kind', value: (run) => run.kind },
+  { header: 'outcome', value: (run) => run.outcome },
+  { header: 'total', value: (run) => counted(run.total), optional: 4 },
+  { header: 'unchanged', value: (run) => counted(run.unchanged) },
+  { header: 'sent', value: (run) => counted(run.sent) },
+  { header: 'created', value: (run) => counted(run.created), optional: 1 },
+  { header: 'updated', value: (run) => counted(run.updated), optional: 2 },
+  { header: 'errors', value: (run) => counted(run.errors) },
+  { header: 'orphans', value: (run) => counted(run.orphans), optional: 0 },
+  { header: 'run_id', value: (run) => run.runId, optional: 3 },
+  { header: 'error', value: (run) => run.error ?? '', kind: 'text', min: 20 },
+];
+
+/** With `--all-scopes`: whose runs they are. */
+const SCOPE_COLUMNS: Column<SyncRunRecord>[] = [
+  { header: 'merchant_id', value: (run) => run.merchantId, optional: 5 },
+  { header: 'base_url', value: (run) => run.baseUrl, optional: -1 },
+];
 
 interface RunsOptions {
   state?: string;
@@ -138,12 +174,7 @@ async function syncRuns(clientOf: () => IntegrationClient, options: RunsOptions)
       console.log(options.allScopes ? 'No sync runs recorded yet.' : "No sync runs recorded yet for this key's scope (--all-scopes lists every scope's).");
       return 0;
     }
-    for (const run of runs) {
-      const counts = [`total ${run.total}`, `unchanged ${run.unchanged}`, `sent ${run.sent}`, ...(run.created === undefined ? [] : [`created ${run.created}`]), `updated ${run.updated}`, `errors ${run.errors}`];
-      if (run.orphans !== null) counts.push(`orphans ${run.orphans}`);
-      const whose = options.allScopes ? `  merchant ${run.merchantId} at ${run.baseUrl}` : '';
-      console.log(`${run.startedAt.toISOString()}  ${run.kind.padEnd(7)}  ${run.outcome.padEnd(11)}  ${run.runId}  ${counts.join(', ')}${run.error ? `  (${run.error})` : ''}${whose}`);
-    }
+    console.log(table(runs, options.allScopes ? [...RUN_COLUMNS, ...SCOPE_COLUMNS] : RUN_COLUMNS, terminalWidth()));
     return 0;
   });
 }

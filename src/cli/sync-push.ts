@@ -3,13 +3,15 @@
 // progress, an errors file, the summary, and `--deactivate-missing` behind the guard.
 import { setFlagsFromString } from 'node:v8';
 import type { IntegrationClient } from '../index.ts';
-import type { CatalogSyncResult, StockSyncResult, Sync, SyncGuardError, SyncProgress } from '../sync/index.ts';
+import type { CatalogSyncResult, StockSyncResult, Sync, SyncProgress } from '../sync/index.ts';
 import { UsageError } from './config.ts';
 import { ErrorsFile } from './errors-file.ts';
-import { fileEncoding, formatOf, readItems, type InputFormat, type PushKind, type ReadOptions } from './input.ts';
+import { fileEncoding, formatOf, readItems, repeatKey, repeatMessage, type InputFormat, type PushKind, type ReadOptions } from './input.ts';
+import { RepeatScreen } from './repeats.ts';
 import { checkOutputPaths } from './output-paths.ts';
 import type { SyncPushOptions } from './push-options.ts';
 import { openSync, syncFailure, syncStateOption } from './sync-commands.ts';
+import { deactivateMissing, deactivationCounts, deactivationNotes, type Deactivation } from './sync-deactivation.ts';
 import { redact } from './failure.ts';
 
 /** Where each fed item came from: its line, in a typed array that grows (4 bytes an item). */
@@ -32,16 +34,19 @@ class Lines {
 /**
  * Pass 1, as a push without a state (push.ts): the whole file is read before the state is opened or
  * anything is sent, so a record the format cannot read (line 2,802 of 3,000) stops the push with
- * nothing sent, as its message says.
+ * nothing sent, as its message says; and its keys are screened for the duplicate rule of pass 2.
  */
-async function readWholeFile(file: string, kind: PushKind, format: InputFormat, reading: ReadOptions): Promise<void> {
+async function readWholeFile(file: string, kind: PushKind, format: InputFormat, reading: ReadOptions): Promise<RepeatScreen> {
+  const repeats = new RepeatScreen();
   try {
-    for await (const _record of readItems(file, kind, format, reading)) {
+    for await (const record of readItems(file, kind, format, reading)) {
       // Reading is the check: readItems throws UsageError at the first record it cannot read.
+      if (record.external_id !== '') repeats.screen(repeatKey(kind, record));
     }
   } catch (error) {
     throw error instanceof UsageError ? error : new UsageError(`Cannot read ${file}: check the path and its permissions.`);
   }
+  return repeats;
 }
 
 /** `catalog push --state` / `stock push --state`: returns the exit code (0 ok, 1 items failed, 2 could not run, 130 interrupted). */
@@ -56,14 +61,14 @@ export async function syncPush(client: (() => IntegrationClient) | undefined, ki
   const reading: ReadOptions = { encoding: await fileEncoding(file, format, options.encoding, (line) => console.error(line)), delimiter: options.delimiter };
   const errorsPath = options.errors ?? `${file}.errors.csv`;
   await checkOutputPaths(file, errorsPath, undefined);
-  await readWholeFile(file, kind, format, reading);
+  const repeats = await readWholeFile(file, kind, format, reading);
   if (options.resume && !options.json) console.log(`${command}: with --state, every acknowledged and unchanged item is skipped by the state itself; the whole file is read again.`);
 
   // As a push without a state (push.ts): hold V8's young generation at its size so far, so that a
   // long run over a large file does not keep growing it (the run itself keeps nothing per item).
   setFlagsFromString('--semi-space-growth-factor=1');
   const sync = await openSync(client(), location, options.maxAge);
-  const push = new SyncPushRun(sync, { kind, command, file, format, reading, errorsPath, location, options });
+  const push = new SyncPushRun(sync, { kind, command, file, format, reading, repeats, errorsPath, location, options });
   try {
     return await push.run();
   } finally {
@@ -77,6 +82,8 @@ interface SyncPushPlan {
   file: string;
   format: InputFormat;
   reading: ReadOptions;
+  /** The file's keys screened in pass 1: the duplicate rule, as a push without a state applies it. */
+  repeats: RepeatScreen;
   errorsPath: string;
   location: string;
   options: SyncPushOptions;
@@ -89,7 +96,8 @@ class SyncPushRun {
   readonly #errors: ErrorsFile;
   readonly #lines = new Lines();
   readonly #controller = new AbortController();
-  #unreadable = 0;
+  /** Records rejected before the sync saw them (unreadable, or repeating an earlier line). */
+  #rejectedByFile = 0;
   #interrupted = false;
   #lastShown = 0;
   #latest: SyncProgress | undefined;
@@ -109,13 +117,16 @@ class SyncPushRun {
       if (this.#latest) this.#show(this.#latest, true);
       this.#writeFailed(result);
       if (options.dryRun) return this.#dryRunReport(result);
-      const deactivation = options.deactivateMissing ? await this.#deactivate() : undefined;
+      const deactivation = options.deactivateMissing ? await deactivateMissing(this.#sync, this.#plan.kind, options.confirmDeactivate, this.#errors) : undefined;
       this.#summary(result, deactivation);
       if (deactivation?.refused) {
         console.error(deactivation.refused);
         return 2;
       }
-      return result.errors + this.#unreadable > 0 ? 1 : 0;
+      const notes = deactivation ? deactivationNotes(deactivation, { kind: this.#plan.kind, missing: result.orphans ?? 0, errorsPath: this.#plan.errorsPath, stateOption: options.state ? ` --state ${redactLocation(options.state)}` : '' }) : [];
+      for (const note of notes) console.error(note);
+      // A confirmed deactivation that did not happen is not a success.
+      return result.errors + this.#rejectedByFile > 0 || notes.length > 0 ? 1 : 0;
     } catch (error) {
       if (this.#interrupted) {
         console.error(`Interrupted: what the service acknowledged is recorded in ${redactLocation(this.#plan.location)}; run the same command again to send the rest.`);
@@ -143,13 +154,22 @@ class SyncPushRun {
     return kind === 'catalog' ? this.#sync.catalog(this.#items(), runOptions) : this.#sync.stock(this.#items(), runOptions);
   }
 
-  /** The file's items, a record it cannot use going to the errors file with its line. */
+  /**
+   * The file's items, a record the format cannot use going to the errors file with its line. A
+   * repeat is judged here, as a push without a state judges it (naming the first line, not the
+   * sync's index), so the errors file says the same with or without a state. The SDK's item checks
+   * stay the sync's: an item that fails them is still marked seen by the run, so an item acknowledged
+   * before and now rejected (a typo in its price) is not taken for one that left the file.
+   */
   async *#items(): AsyncGenerator<never> {
-    const { file, kind, format, reading } = this.#plan;
+    const { file, kind, format, reading, repeats } = this.#plan;
+    const firstLine = repeats.rule();
     for await (const record of readItems(file, kind, format, reading)) {
-      if (record.item === undefined) {
-        this.#unreadable++;
-        this.#errors.write({ line: record.line, external_id: record.external_id, store_id: record.store_id, code: record.error?.code ?? 'VALIDATION_ERROR', message: record.error?.message ?? 'unreadable item' });
+      const first = record.external_id === '' ? undefined : firstLine(repeatKey(kind, record), record.line);
+      if (record.item === undefined || first !== undefined) {
+        this.#rejectedByFile++;
+        const message = first !== undefined ? repeatMessage(kind, first) : (record.error?.message ?? 'unreadable item');
+        this.#errors.write({ line: record.line, external_id: record.external_id, store_id: record.store_id, code: 'VALIDATION_ERROR', message });
         continue;
       }
       this.#lines.push(record.line);
@@ -163,8 +183,8 @@ class SyncPushRun {
     if (!force && now - this.#lastShown < 1000) return;
     this.#lastShown = now;
     const { kind, command, options } = this.#plan;
-    const unreadable = this.#unreadable;
-    const counts = { done: progress.itemsDone + unreadable, unchanged: progress.unchanged, sent: progress.sent, ...(kind === 'catalog' ? { created: progress.created ?? 0 } : {}), updated: progress.updated, errors: progress.errors + unreadable };
+    const rejectedByFile = this.#rejectedByFile;
+    const counts = { done: progress.itemsDone + rejectedByFile, unchanged: progress.unchanged, sent: progress.sent, ...(kind === 'catalog' ? { created: progress.created ?? 0 } : {}), updated: progress.updated, errors: progress.errors + rejectedByFile };
     if (options.json) process.stdout.write(`${JSON.stringify({ event: 'progress', ...counts })}\n`);
     else process.stderr.write(`${command}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
   }
@@ -178,57 +198,37 @@ class SyncPushRun {
 
   #dryRunReport(result: CatalogSyncResult | StockSyncResult): number {
     const { errorsPath, options } = this.#plan;
-    const total = result.total + this.#unreadable;
-    const errorCount = result.errors + this.#unreadable;
+    const total = result.total + this.#rejectedByFile;
+    const errorCount = result.errors + this.#rejectedByFile;
     const errorsFile = this.#errors.count > 0 ? errorsPath : null;
     if (options.json) console.log(JSON.stringify({ dry_run: true, items: total, changed: result.sent, unchanged: result.unchanged, rejected: errorCount, errors_file: errorsFile }));
     else console.log(`Dry run: ${result.sent} of ${total} changed (would be sent), ${result.unchanged} unchanged, ${errorCount} rejected locally${errorsFile ? ` (see ${errorsFile})` : ''}. Nothing was sent.`);
     return errorCount > 0 ? 1 : 0;
   }
 
-  /** `--deactivate-missing`: what the guard let through, or why it refused (nothing deactivated). */
-  async #deactivate(): Promise<{ deactivated: number; refused?: string }> {
-    const { kind, options } = this.#plan;
-    try {
-      const outcome = await this.#sync.deactivate(kind, this.#sync.orphans(kind), { confirm: options.confirmDeactivate });
-      for (const failed of outcome.results) this.#errors.write({ line: 0, external_id: failed.external_id, store_id: failed.store_id ?? '', code: failed.error.code, message: `deactivate: ${failed.error.message}` });
-      return { deactivated: outcome.deactivated };
-    } catch (error) {
-      if ((error as { name?: unknown })?.name !== 'SyncGuardError') throw error;
-      return { deactivated: 0, refused: guardRefusal(error as SyncGuardError) };
-    }
-  }
-
-  #summary(result: CatalogSyncResult | StockSyncResult, deactivation: { deactivated: number; refused?: string } | undefined): void {
+  #summary(result: CatalogSyncResult | StockSyncResult, deactivation: Deactivation | undefined): void {
     const { kind, command, errorsPath, options } = this.#plan;
-    const total = result.total + this.#unreadable;
-    const summary = { items: total, unchanged: result.unchanged, sent: result.sent, ...(kind === 'catalog' ? { created: (result as CatalogSyncResult).created } : {}), updated: result.updated, errors: result.errors + this.#unreadable, orphans: result.orphans };
+    const total = result.total + this.#rejectedByFile;
+    const summary = { items: total, unchanged: result.unchanged, sent: result.sent, ...(kind === 'catalog' ? { created: (result as CatalogSyncResult).created } : {}), updated: result.updated, errors: result.errors + this.#rejectedByFile, orphans: result.orphans };
     const errorsFile = this.#errors.count > 0 ? errorsPath : null;
     if (options.json) {
-      const deactivated = deactivation === undefined ? {} : { deactivated: deactivation.deactivated, ...(deactivation.refused ? { deactivation_refused: deactivation.refused } : {}) };
+      const deactivated =
+        deactivation === undefined
+          ? {}
+          : {
+              deactivated: deactivation.deactivated,
+              deactivation_failed: deactivation.failed,
+              deactivation_skipped: deactivation.skipped.length,
+              ...(deactivation.refused ? { deactivation_refused: deactivation.refused } : {}),
+            };
       console.log(JSON.stringify({ event: 'done', command, complete: true, run_id: result.runId, ...summary, ...deactivated, errors_file: errorsFile }));
       return;
     }
     const parts = Object.entries(summary).filter(([k]) => k !== 'items' && k !== 'orphans').map(([k, v]) => `${k} ${v}`);
-    const deactivated = deactivation === undefined ? '' : ` (${deactivation.refused ? 'none' : deactivation.deactivated} deactivated)`;
+    const deactivated = deactivation === undefined ? '' : ` ${deactivationCounts(deactivation)}`;
     const missing = result.orphans ? `, ${result.orphans} missing from this file${deactivated}` : '';
     console.log(`${command}: ${total} items, ${parts.join(', ')}${missing}${errorsFile ? `; rejected items in ${errorsFile}` : ''}`);
   }
-}
-
-/** The guard's refusal in the command line's words: how many of how many, and the flag that confirms. */
-function guardRefusal(error: SyncGuardError): string {
-  const { kind, count, acknowledged, reason } = error;
-  const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
-  const confirm = `run the same command with --confirm-deactivate ${count}`;
-  if (reason === 'confirm-mismatch') {
-    return `Nothing deactivated: --confirm-deactivate ${error.confirmed} does not match the ${count} ${kind} items missing from this file (of the ${acknowledged} acknowledged before); if they really left, ${confirm}.`;
-  }
-  const why =
-    reason === 'empty-run'
-      ? 'and this run read no items from the file, as a broken export (a header only, an empty file) would look'
-      : `(${percent(count / acknowledged)}, above the ${percent(error.maxDeactivateShare)} allowed), as an export cut short would look`;
-  return `Nothing deactivated: ${count} of the ${acknowledged} ${kind} items acknowledged before are missing from this file ${why}. Check the export; if they really left, ${confirm}.`;
 }
 
 /** The longest a resumed push waits for a dead run's lease: its 60 s, and a little more. */

@@ -1,6 +1,8 @@
-// What a batch's answer says about each of its items: acknowledged (the state moves), refused by the
-// service (the mark clears, the old fingerprint stays), or unknown (no answer, or one that does not
-// say what happened: the item stays marked in flight and the next run sends it).
+// What a batch's answer says about each of its items: acknowledged (the state moves), or not. An
+// item the answer does not acknowledge keeps its in-flight mark and the next run sends it whatever
+// its fingerprint: no answer, or one that does not say what happened, and an item error too (a
+// STORE_WRITE_FAILED product had its fields and other stores written, INTERNAL says nothing, and an
+// earlier run's lost answer may still be what the service holds).
 import { ApiError, AuthenticationError, BulkOperationError, FeatureDisabledError, InsufficientScopeError } from '../errors/index.ts';
 import type { ItemResultShape, ItemRules } from '../resources/bulk/types.ts';
 import type { ChangedItem } from './classify.ts';
@@ -18,9 +20,7 @@ export interface ReadAnswer<Result> {
   acknowledged: AcknowledgedItem[];
   created: number;
   updated: number;
-  /** Keys of the items the service refused with an item error. */
-  refused: string[];
-  /** A result per item not acknowledged (refused or unknown), in batch order. */
+  /** A result per item not acknowledged (an item error, or no word of it), in batch order. */
   failed: Result[];
 }
 
@@ -43,7 +43,7 @@ function codeOf(error: unknown): string {
 export function readAnswer<Result extends ItemResultShape>(settled: Settled<Result>, rules: ItemRules<Result>): ReadAnswer<Result> {
   const failure = settled.error instanceof BulkOperationError ? settled.error.cause : settled.error;
   if (settled.error !== undefined && (!(settled.error instanceof BulkOperationError) || isFatal(failure))) throw failure;
-  const answer: ReadAnswer<Result> = { acknowledged: [], created: 0, updated: 0, refused: [], failed: [] };
+  const answer: ReadAnswer<Result> = { acknowledged: [], created: 0, updated: 0, failed: [] };
   settled.batch.forEach((changed, position) => {
     const answered = settled.results?.[position];
     if (answered?.status === 'created' || answered?.status === 'updated') {
@@ -53,7 +53,6 @@ export function readAnswer<Result extends ItemResultShape>(settled: Settled<Resu
       return;
     }
     if (answered?.status === 'error' && answered.error) {
-      answer.refused.push(changed.key);
       answer.failed.push({ ...answered, index: changed.index });
       return;
     }

@@ -46,7 +46,7 @@ export interface ClassifierPlan<Result extends ItemResultShape> {
   kind: SyncKind;
   rules: ItemRules<Result>;
   storeIdsOf: (checked: unknown) => string[];
-  pairsOf: (checked: unknown, fingerprint: string) => StockPair[];
+  pairsOf: (checked: unknown) => StockPair[];
   state: SyncState;
   scope: string;
   resend: ResendRules;
@@ -224,7 +224,7 @@ export class Classifier<Result extends ItemResultShape> {
       markCheckedCopy(judged);
       const ids = idsOf(judged);
       const { storeIdsOf, pairsOf } = this.#plan;
-      this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: storeIdsOf(judged), pairs: pairsOf(judged, fingerprint) });
+      this.#buffer.push({ index, key: key!, externalId: ids.externalId, storeId: ids.storeId, item: judged, fingerprint, storeIds: storeIdsOf(judged), pairs: pairsOf(judged) });
     }
     return marks;
   }

@@ -131,7 +131,7 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect(await state.runs(10, undefined, 'nobody')).toEqual([]);
     });
 
-    it('marks a batch in flight before it leaves: an acknowledgement or a refusal clears the mark, no answer keeps it', async () => {
+    it('marks a batch in flight before it leaves: only an acknowledgement clears the mark; an item error or no answer keeps it', async () => {
       const seq = await run('r1');
       const item = (key: string, index: number) => ({ key, externalId: key, storeId: '', index, pairs: [] });
       // A, B and C were acknowledged by an earlier batch.
@@ -144,16 +144,15 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect(marked.get('A')).toEqual({ fingerprint: 'old-A', sentAt: T0, seenSeq: seq, seenIndex: 0, inFlight: true });
       // A new item gets a row without a fingerprint, in flight and seen.
       expect(marked.get('N')).toEqual({ fingerprint: null, sentAt: null, seenSeq: seq, seenIndex: 3, inFlight: true });
-      // The answer: A acknowledged, B refused (VALIDATION_ERROR); C and N got no word.
+      // The answer: A acknowledged, B an item error (STORE_WRITE_FAILED: partly written); C and N got no word.
       await state.recordBatch({
         scope: 's1', kind: 'catalog', runId: 'r1', sentAt: T0 + 7, seen: { seq, marks: [] },
         acknowledged: [{ key: 'A', index: 0, externalId: 'A', storeId: '', fingerprint: 'new-A', storeIds: [] }],
-        refused: ['B'],
-        errors: [{ index: 1, external_id: 'B', code: 'VALIDATION_ERROR', message: 'price' }],
+        errors: [{ index: 1, external_id: 'B', code: 'STORE_WRITE_FAILED', message: 'store' }],
       });
       const after = await state.lookup('s1', 'catalog', ['A', 'B', 'C', 'N']);
       expect(after.get('A')).toMatchObject({ fingerprint: 'new-A', sentAt: T0 + 7, inFlight: false });
-      expect(after.get('B')).toMatchObject({ fingerprint: 'old-B', sentAt: T0, inFlight: false });
+      expect(after.get('B')).toMatchObject({ fingerprint: 'old-B', sentAt: T0, inFlight: true });
       expect(after.get('C')).toMatchObject({ fingerprint: 'old-C', inFlight: true });
       expect(after.get('N')).toMatchObject({ fingerprint: null, inFlight: true });
       // Marks are per scope and kind.
@@ -161,56 +160,82 @@ export function syncStateConformance(name: string, makeState: () => SyncState | 
       expect((await state.lookup('s2', 'catalog', ['C'])).size).toBe(0);
     });
 
-    it('invalidates the other kind\'s fingerprint of a stock pair one kind writes', async () => {
+    it('invalidates the other kind\'s fingerprint of a stock pair one kind writes where they differ on a field both give', async () => {
       const seq = await run('r1', 's1', 'stock');
-      const pair = (externalId: string, storeId: string, fingerprint: string) => ({ key: `${storeId}:${externalId}`, externalId, storeId, fingerprint });
-      // Stock: P1 = (X, st-1) acknowledged with fingerprint f5, P2 = (X, st-2) with f7, and (Y, st-1) with f1.
+      type Fields = { stock_quantity?: number; price_override?: number | null; active?: boolean };
+      const pair = (externalId: string, storeId: string, fields: Fields) => ({ key: `${storeId.toLowerCase()}:${externalId}`, externalId, storeId, fields });
+      const stockAck = (p: ReturnType<typeof pair>, fingerprint: string, index: number, withPairs = true) => ({
+        key: p.key, index, externalId: p.externalId, storeId: p.storeId, fingerprint, storeIds: [p.storeId], ...(withPairs ? { pairs: [p] } : {}),
+      });
+      // Stock acknowledged (X, st-1) = 5, (X, st-2) = 7, (Y, st-1) = 1, and (Z, st-1) without its fields (an earlier version).
       await state.recordBatch({
         scope: 's1', kind: 'stock', runId: 'r1', sentAt: T0, seen: { seq, marks: [] }, errors: [],
-        acknowledged: [pair('X', 'st-1', 'f5'), pair('X', 'st-2', 'f7'), pair('Y', 'st-1', 'f1')].map((p, index) => ({ key: p.key, index, externalId: p.externalId, storeId: p.storeId, fingerprint: p.fingerprint, storeIds: [p.storeId] })),
+        acknowledged: [
+          stockAck(pair('X', 'st-1', { stock_quantity: 5 }), 'f5', 0),
+          stockAck(pair('X', 'st-2', { stock_quantity: 7 }), 'f7', 1),
+          stockAck(pair('Y', 'st-1', { stock_quantity: 1 }), 'f1', 2),
+          stockAck(pair('Z', 'st-1', { stock_quantity: 1 }), 'fz', 3, false),
+        ],
       });
-      // Catalog: X and Y acknowledged, X last sent with stores st-1 and ST-2, Y with st-9.
+      // Catalog acknowledged X with stores st-1 and ST-2 (7, and active), Y with st-9.
       const catalogSeq = await run('r2', 's1', 'catalog');
       await state.recordBatch({
         scope: 's1', kind: 'catalog', runId: 'r2', sentAt: T0, seen: { seq: catalogSeq, marks: [] }, errors: [],
         acknowledged: [
-          { key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx', storeIds: ['st-1', 'ST-2'] },
-          { key: 'Y', index: 1, externalId: 'Y', storeId: '', fingerprint: 'cy', storeIds: ['st-9'] },
+          { key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx', storeIds: ['st-1', 'ST-2'], pairs: [pair('X', 'st-1', { stock_quantity: 5 }), pair('X', 'ST-2', { stock_quantity: 7, active: true })] },
+          { key: 'Y', index: 1, externalId: 'Y', storeId: '', fingerprint: 'cy', storeIds: ['st-9'], pairs: [pair('Y', 'st-9', { stock_quantity: 3 })] },
         ],
       });
-      // A catalog item writes X's stores: st-1 with 10 (differs from f5), st-2 with what stock holds (f7).
-      await state.markInFlight({ scope: 's1', kind: 'catalog', seq: catalogSeq, items: [{ key: 'X', externalId: 'X', storeId: '', index: 0, pairs: [pair('X', 'st-1', 'f10'), pair('X', 'st-2', 'f7')] }] });
-      const stock = await state.lookup('s1', 'stock', ['st-1:X', 'st-2:X', 'st-1:Y']);
+      // A catalog item writes X's st-1 with 10 (stock said 5) and st-2 with 7 and inactive (stock
+      // gives no `active`: they agree); Z's st-1 with what stock sent, but stock's fields are unknown.
+      await state.markInFlight({
+        scope: 's1', kind: 'catalog', seq: catalogSeq,
+        items: [
+          { key: 'X', externalId: 'X', storeId: '', index: 0, pairs: [pair('X', 'st-1', { stock_quantity: 10 }), pair('X', 'st-2', { stock_quantity: 7, active: false })] },
+          { key: 'Z', externalId: 'Z', storeId: '', index: 1, pairs: [pair('Z', 'st-1', { stock_quantity: 1 })] },
+        ],
+      });
+      const stock = await state.lookup('s1', 'stock', ['st-1:X', 'st-2:X', 'st-1:Y', 'st-1:Z']);
       expect(stock.get('st-1:X')!.fingerprint).not.toBe('f5');
       expect(stock.get('st-1:X')!.fingerprint).not.toBeNull();
       expect(stock.get('st-1:X')!.inFlight).toBe(false);
       expect(stock.get('st-2:X')!.fingerprint).toBe('f7');
       expect(stock.get('st-1:Y')!.fingerprint).toBe('f1');
+      expect(stock.get('st-1:Z')!.fingerprint).not.toBe('fz');
       // Still acknowledged before: a stock orphan if it leaves the stock export.
-      expect(await state.countAcknowledged('s1', 'stock')).toBe(3);
+      expect(await state.countAcknowledged('s1', 'stock')).toBe(4);
 
-      // Stock writes (X, st-2) and (Y, st-1): X was last sent with ST-2 (any case) and loses its
-      // catalog fingerprint; Y was sent with st-9 only and keeps it.
+      // Stock writes (X, st-2) with 7 and a store price the block does not give: they agree, X keeps
+      // its fingerprint; and (Y, st-1), a store Y was not sent with.
       const stockSeq = await run('r3', 's1', 'stock');
-      await state.markInFlight({ scope: 's1', kind: 'stock', seq: stockSeq, items: [pair('X', 'st-2', 'f8'), pair('Y', 'st-1', 'f2')].map((p, index) => ({ key: p.key, externalId: p.externalId, storeId: p.storeId, index, pairs: [p] })) });
+      const agreeing = [pair('X', 'st-2', { stock_quantity: 7, price_override: 2 }), pair('Y', 'st-1', { stock_quantity: 2 })];
+      await state.markInFlight({ scope: 's1', kind: 'stock', seq: stockSeq, items: agreeing.map((p, index) => ({ key: p.key, externalId: p.externalId, storeId: p.storeId, index, pairs: [p] })) });
+      expect((await state.lookup('s1', 'catalog', ['X'])).get('X')!.fingerprint).toBe('cx');
+      // Then with 8: X was last sent with ST-2 (any case) holding 7, and loses its catalog fingerprint.
+      const differing = pair('X', 'st-2', { stock_quantity: 8 });
+      await state.markInFlight({ scope: 's1', kind: 'stock', seq: stockSeq, items: [{ key: differing.key, externalId: 'X', storeId: 'st-2', index: 0, pairs: [differing] }] });
       const catalog = await state.lookup('s1', 'catalog', ['X', 'Y']);
       expect(catalog.get('X')!.fingerprint).not.toBe('cx');
       expect(catalog.get('X')!.fingerprint).not.toBeNull();
       expect(catalog.get('Y')!.fingerprint).toBe('cy');
 
       // An acknowledgement invalidates again (a run of the other kind may have written the pair
-      // meanwhile): the stock item of (X, st-2) was acknowledged by a stock run as f8 after the
-      // catalog's mark; the catalog's answer now says it wrote f7 there.
+      // meanwhile): the stock item of (X, st-2) was acknowledged as 8 after the catalog's mark; the
+      // catalog's answer now says it wrote 7 there.
       await state.recordBatch({
         scope: 's1', kind: 'stock', runId: 'r3', sentAt: T0 + 1, seen: { seq: stockSeq, marks: [] }, errors: [],
-        acknowledged: [{ key: 'st-2:X', index: 0, externalId: 'X', storeId: 'st-2', fingerprint: 'f8', storeIds: ['st-2'], pairs: [pair('X', 'st-2', 'f8')] }],
+        acknowledged: [stockAck(differing, 'f8', 0)],
       });
       expect((await state.lookup('s1', 'stock', ['st-2:X'])).get('st-2:X')!.fingerprint).toBe('f8');
       await state.recordBatch({
         scope: 's1', kind: 'catalog', runId: 'r2', sentAt: T0 + 2, seen: { seq: catalogSeq, marks: [] }, errors: [],
-        acknowledged: [{ key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx2', storeIds: ['st-1', 'st-2'], pairs: [pair('X', 'st-1', 'f10'), pair('X', 'st-2', 'f7')] }],
+        acknowledged: [{ key: 'X', index: 0, externalId: 'X', storeId: '', fingerprint: 'cx2', storeIds: ['st-1', 'st-2'], pairs: [pair('X', 'st-1', { stock_quantity: 10 }), pair('X', 'st-2', { stock_quantity: 7, active: false })] }],
       });
       expect((await state.lookup('s1', 'stock', ['st-2:X'])).get('st-2:X')!.fingerprint).not.toBe('f8');
+      expect((await state.lookup('s1', 'catalog', ['X'])).get('X')!.fingerprint).toBe('cx2');
+      // The catalog's acknowledged fields are what a later stock write is compared with: 10 at st-1.
+      const same = pair('X', 'st-1', { stock_quantity: 10, price_override: null });
+      await state.markInFlight({ scope: 's1', kind: 'stock', seq: stockSeq, items: [{ key: same.key, externalId: 'X', storeId: 'st-1', index: 0, pairs: [same] }] });
       expect((await state.lookup('s1', 'catalog', ['X'])).get('X')!.fingerprint).toBe('cx2');
       // Other scopes are untouched.
       expect((await state.lookup('s2', 'stock', ['st-1:Y'])).size).toBe(0);

@@ -3,6 +3,7 @@ import { systemClock } from '../clock.ts';
 import { ConfigurationError } from '../errors/index.ts';
 import { checkShare, deactivateOrphans, DEFAULT_MAX_DEACTIVATE_SHARE } from './deactivate.ts';
 import { catalogKind, stockKind } from './kinds.ts';
+import { Pacer } from './pacer.ts';
 import { runSync, type RunContext } from './run.ts';
 import { baseUrlOf, scopeOf } from './scope.ts';
 import { recordOf } from './run-record.ts';
@@ -68,11 +69,14 @@ export function createSync(options: CreateSyncOptions): Sync {
     const last = await state.lastCompleteRun(at, kind);
     if (!last) return;
     let after: string | null = null;
+    // Pages read from SQLite come without waiting on I/O: a turn now and then, as a run gives.
+    const pacer = new Pacer();
     for (;;) {
       const page = await state.orphans(at, kind, last.seq, after, PAGE);
       yield* page;
       if (page.length < PAGE) return;
       after = page.at(-1)!.key;
+      await pacer.pace();
     }
   }
 

@@ -6,6 +6,7 @@ import { ApiError, ConfigurationError } from '../errors/index.ts';
 import { stockRules } from '../resources/bulk/item-checks.ts';
 import type { CallOptions } from '../transport/types.ts';
 import { SyncGuardError } from './errors.ts';
+import { Pacer } from './pacer.ts';
 import type { SyncKind, SyncState } from './state.ts';
 import type { DeactivateOptions, DeactivateResult, SyncOrphan } from './types.ts';
 
@@ -27,13 +28,21 @@ export function checkShare(share: unknown, name: string): number | undefined {
  */
 async function counted(orphans: Orphans): Promise<{ count: number; each: Orphans }> {
   if (Array.isArray(orphans)) return { count: orphans.length, each: orphans };
+  // An iterator whose steps resolve at once never gives the event loop a turn by itself.
+  const pacer = new Pacer();
   if (typeof (orphans as { next?: unknown }).next === 'function') {
     const kept: SyncOrphan[] = [];
-    for await (const orphan of orphans) kept.push(orphan);
+    for await (const orphan of orphans) {
+      kept.push(orphan);
+      if (pacer.due) await pacer.pace();
+    }
     return { count: kept.length, each: kept };
   }
   let count = 0;
-  for await (const _orphan of orphans) count += 1;
+  for await (const _orphan of orphans) {
+    count += 1;
+    if (pacer.due) await pacer.pace();
+  }
   return { count, each: orphans };
 }
 
@@ -67,9 +76,11 @@ export async function deactivateOrphans(context: DeactivateContext, orphans: Orp
   const outcome: DeactivateResult = { deactivated: 0, skipped: 0, errors: 0, results: [] };
   let batch: SyncOrphan[] = [];
   let taken = 0;
+  const pacer = new Pacer();
   for await (const orphan of each) {
     // Read a second time, the state may hold more by now (a run finished meanwhile): never more than judged.
     if (taken++ >= count) break;
+    if (pacer.due) await pacer.pace();
     batch.push(orphan);
     if (batch.length >= BATCH) {
       await deactivateBatch(context, batch, callOptions, outcome);

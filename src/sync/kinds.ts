@@ -6,7 +6,7 @@ import { productRules, stockRules } from '../resources/bulk/item-checks.ts';
 import type { BulkOptions, ItemResultShape, ItemRules } from '../resources/bulk/types.ts';
 import type { ProductItem, ProductResult } from '../schemas/products.ts';
 import type { StockItem, StockItemResult } from '../schemas/stock.ts';
-import { fingerprintOf } from './fingerprint.ts';
+import { pairFieldsOf } from './pair-fields.ts';
 import type { StockPair, SyncKind } from './state.ts';
 
 export interface SyncKindAdapter<Result extends ItemResultShape> {
@@ -16,8 +16,12 @@ export interface SyncKindAdapter<Result extends ItemResultShape> {
   send(client: IntegrationClient, items: unknown[], options: Omit<BulkOptions, 'onProgress'>): Promise<Result[]>;
   /** The stores an item names: what `deactivate` turns off when it goes missing. */
   storeIdsOf(checked: unknown): string[];
-  /** The stock pairs a checked item writes (`fingerprint`: the item's own). */
-  pairsOf(checked: unknown, fingerprint: string): StockPair[];
+  /** The stock pairs a checked item writes, with the fields it writes to each. */
+  pairsOf(checked: unknown): StockPair[];
+}
+
+function pairOf(externalId: string, checked: { store_id: string } & Record<string, unknown>): StockPair {
+  return { key: stockRules.repeatKey({ external_id: externalId, store_id: checked.store_id })!, externalId, storeId: checked.store_id, fields: pairFieldsOf(checked) };
 }
 
 type StoreBlock = { store_id: string } & Record<string, unknown>;
@@ -31,14 +35,10 @@ export const catalogKind: SyncKindAdapter<ProductResult> = {
   rules: productRules,
   send: async (client, items, options) => (await client.catalog.upsertProducts(items as ProductItem[], options)).results,
   storeIdsOf: (checked) => blocksOf(checked).map((store) => store.store_id),
-  // A store block writes what a stock item of the same pair would: fingerprinted as that stock item,
-  // so that a stock item holding the same values keeps its fingerprint.
+  // A store block writes the stock, price and activation a stock item of the same pair writes.
   pairsOf: (checked) => {
     const externalId = (checked as { external_id: string }).external_id;
-    return blocksOf(checked).map((block) => {
-      const asStock = { external_id: externalId, ...block };
-      return { key: stockRules.repeatKey(asStock)!, externalId, storeId: block.store_id, fingerprint: fingerprintOf('stock', asStock) };
-    });
+    return blocksOf(checked).map((block) => pairOf(externalId, block));
   },
 };
 
@@ -47,8 +47,8 @@ export const stockKind: SyncKindAdapter<StockItemResult> = {
   rules: stockRules,
   send: async (client, items, options) => (await client.stock.set(items as StockItem[], options)).results,
   storeIdsOf: (checked) => [(checked as { store_id: string }).store_id],
-  pairsOf: (checked, fingerprint) => {
-    const { external_id: externalId, store_id: storeId } = checked as { external_id: string; store_id: string };
-    return [{ key: stockRules.repeatKey(checked)!, externalId, storeId, fingerprint }];
+  pairsOf: (checked) => {
+    const item = checked as { external_id: string; store_id: string } & Record<string, unknown>;
+    return [pairOf(item.external_id, item)];
   },
 };

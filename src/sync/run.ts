@@ -203,11 +203,11 @@ class SyncRun<Result extends ItemResultShape> {
       });
   }
 
-  /** Acknowledged items move the state; refused ones lose their mark; unknown ones keep it. */
+  /** Acknowledged items move the state; the others (an item error, no answer) keep their in-flight mark. */
   async #record(settled: Settled<Result>): Promise<void> {
     const answer = readAnswer(settled, this.#adapter.rules);
     const errors = this.#tally.answered(answer);
-    await this.#context.state.recordBatch({ ...this.#recordHeader(), acknowledged: answer.acknowledged, refused: answer.refused, errors });
+    await this.#context.state.recordBatch({ ...this.#recordHeader(), acknowledged: answer.acknowledged, errors });
     this.#report();
   }
 

@@ -22,8 +22,9 @@ export interface StoredItem {
   /** The item's index in that run's input. */
   seenIndex: number | null;
   /**
-   * A batch carried the item and no answer said what became of it (a connection cut after the
-   * service applied it, a 500, a time-out, a crash): the next run sends it whatever its fingerprint.
+   * A batch carried the item and no answer acknowledged it since: none came (a connection cut after
+   * the service applied it, a 500, a time-out, a crash) or it was an item error (which may follow a
+   * partial write, or an earlier lost answer): the next run sends it whatever its fingerprint.
    */
   inFlight: boolean;
 }
@@ -36,16 +37,29 @@ export interface StoredItem {
 export const OVERWRITTEN = 'overwritten';
 
 /**
+ * The fields a catalog `stores[]` block and a stock item both write for a pair, as the item gives
+ * them: a field left out is not written (`price_override: null` is: it removes the store's price).
+ */
+export interface StockPairFields {
+  stock_quantity?: number;
+  price_override?: number | null;
+  active?: boolean;
+}
+
+/** The names of {@link StockPairFields}, in a fixed order. */
+export const STOCK_PAIR_FIELDS = ['stock_quantity', 'price_override', 'active'] as const;
+
+/**
  * A stock pair (`external_id`, `store_id`) an item writes: a stock item writes its own, a catalog
- * item one per `stores[]` block. Both kinds write the same stock and price of the pair.
+ * item one per `stores[]` block. Both kinds write the same stock, price and activation of the pair.
  */
 export interface StockPair {
   /** The pair's key as the stock kind keys its items. */
   key: string;
   externalId: string;
   storeId: string;
-  /** Fingerprint of what the item writes to the pair, as the stock kind would fingerprint it. */
-  fingerprint: string;
+  /** What the item writes to the pair. */
+  fields: StockPairFields;
 }
 
 /** An item a batch is about to carry: marked in flight (and seen by its run) before the request leaves. */
@@ -73,7 +87,10 @@ export interface AcknowledgedItem {
   fingerprint: string;
   /** The stores the item was sent with: what `deactivate` sends `active: false` to. */
   storeIds: string[];
-  /** The stock pairs it wrote (see {@link InFlightItem}); invalidated again on acknowledgement. */
+  /**
+   * The stock pairs it wrote (see {@link InFlightItem}): their fields are kept with the item (what
+   * the other kind's writes are compared with), and the other kind's fingerprints invalidated again.
+   */
   pairs?: readonly StockPair[];
 }
 
@@ -195,17 +212,20 @@ export interface SyncState {
   /**
    * In one transaction, durable before the batch carrying `items` leaves: marks them in flight and
    * seen by run `seq` (as {@link markSeen}), and, for the stock pairs they write, invalidates the
-   * other kind's fingerprint (sets it to {@link OVERWRITTEN}): for a catalog item, the stock item of
-   * each pair unless its fingerprint is the pair's; for a stock item, its product's catalog item
-   * when that was last acknowledged with the pair's store (in any letter case).
+   * other kind's fingerprint (sets it to {@link OVERWRITTEN}) where what the other kind last had
+   * acknowledged for the pair no longer holds: for a catalog item, the stock item of each pair; for
+   * a stock item, its product's catalog item when that was last acknowledged with the pair's store
+   * (in any letter case). It no longer holds when the two differ on a field both give (see
+   * {@link StockPairFields}), or when the other kind's fields for the pair are not known (an item
+   * acknowledged by an earlier version): fields only one of them gives do not count.
    */
   markInFlight(request: { scope: string; kind: SyncKind; seq: number; items: readonly InFlightItem[] }): Promise<void>;
   /**
    * Records, in one transaction, what a batch's answer acknowledged (fingerprint, time, stores,
    * seen by run `seen.seq` at its index, in flight no more, and the other kind's fingerprints of
-   * its `pairs` invalidated again as by {@link markInFlight}), the items the service refused
-   * (`refused` keys: in flight no more, fingerprint kept), the seen marks of its other items (as
-   * {@link markSeen}), and the run's failed items. Items of a batch without an answer stay in flight.
+   * its `pairs` invalidated again as by {@link markInFlight}), the seen marks of its other items (as
+   * {@link markSeen}), and the run's failed items. Only an acknowledgement clears an in-flight mark:
+   * the batch's other items (item errors among them) stay in flight, their fingerprint kept.
    */
   recordBatch(request: {
     scope: string;
@@ -214,7 +234,6 @@ export interface SyncState {
     sentAt: number;
     seen: { seq: number; marks: readonly SeenMark[] };
     acknowledged: readonly AcknowledgedItem[];
-    refused?: readonly string[];
     errors: readonly RunErrorItem[];
   }): Promise<void>;
   /** Items with a fingerprint last seen before run `seq`, by key, after `afterKey`, at most `limit`. */

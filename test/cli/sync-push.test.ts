@@ -90,6 +90,41 @@ describe('catalog push --state', () => {
     expect(errors).toMatch(/^3,CLI-0,,VALIDATION_ERROR,/m);
   });
 
+  // Review 3, finding 9: the errors file says the same with --state as without.
+  test('repeated ids are reported with the same words and lines as without --state', { timeout: 90_000 }, async () => {
+    const header = 'external_id,name,price';
+    const rows = Array.from({ length: 600 }, (_, i) => `REP-${i},Item ${i},1.5`);
+    // Two repeats after the first window of items (their first lines are 8 and 501), and a bad price.
+    const file = join(dir, 'repeats.csv');
+    writeFileSync(file, `${[header, ...rows, 'REP-6,again,2', 'REP-499,again,3', 'REP-X,bad,-1'].join('\n')}\n`);
+    const plain = await cli(['catalog', 'push', file, '--errors', join(dir, 'repeats-plain.errors.csv')]);
+    const synced = await cli(['catalog', 'push', file, '--state', join(dir, 'repeats.db'), '--errors', join(dir, 'repeats-state.errors.csv')]);
+    expect(plain.code).toBe(1);
+    expect(synced.code).toBe(1);
+    const withoutState = readFileSync(join(dir, 'repeats-plain.errors.csv'), 'utf8');
+    expect(withoutState).toContain('602,REP-6,,VALIDATION_ERROR,external_id repeated in the file (first at line 8); only the first is sent');
+    expect(withoutState).toContain('603,REP-499,,VALIDATION_ERROR,external_id repeated in the file (first at line 501); only the first is sent');
+    expect(withoutState).toMatch(/^604,REP-X,,VALIDATION_ERROR,/m);
+    expect(readFileSync(join(dir, 'repeats-state.errors.csv'), 'utf8')).toBe(withoutState);
+    expect(synced.stdout).toContain('catalog push: 603 items, unchanged 0, sent 600, created 0, updated 600, errors 3; rejected items in');
+  });
+
+  test('an item acknowledged before and now failing the item checks is rejected, not missing from the file', { timeout: 90_000 }, async () => {
+    const store = service.sandbox.storeIds[0]!;
+    const file = join(dir, 'typo.jsonl');
+    const state = join(dir, 'typo.db');
+    const inStore = () => ({ stores: [{ store_id: store, stock_quantity: 1 }] });
+    writeProducts(file, 3, (i) => ({ external_id: `TYPO-${i}`, ...inStore() }));
+    expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
+    writeProducts(file, 3, (i) => ({ external_id: `TYPO-${i}`, ...inStore(), ...(i === 1 ? { price: -1 } : {}) }));
+    const run = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--json']);
+    expect(run.code).toBe(1);
+    const done = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(done).toMatchObject({ event: 'done', items: 3, unchanged: 2, sent: 0, errors: 1, orphans: 0, deactivated: 0 });
+    expect(readFileSync(`${file}.errors.csv`, 'utf8')).toMatch(/^2,TYPO-1,,VALIDATION_ERROR,price is -1/m);
+    expect(service.sandbox.getProduct('TYPO-1')?.stores[store]?.active).toBe(true);
+  });
+
   test('a push killed with SIGKILL and run again with --resume sends neither the acknowledged nor the unchanged', { timeout: 90_000 }, async () => {
     const file = join(dir, 'killed.jsonl');
     const state = join(dir, 'killed.db');
@@ -206,6 +241,48 @@ describe('--deactivate-missing behind the guard', () => {
     expect(active(10)).toBe(10);
   });
 
+  // Review 3, finding 6: a deactivation that did not happen is not a success.
+  test('a confirmed deactivation that fails or is skipped exits 1 and says so; a skipped one is explained', { timeout: 90_000 }, async () => {
+    const store = service.sandbox.storeIds[1]!;
+    const file = join(dir, 'deactivate-fails.jsonl');
+    const state = join(dir, 'deactivate-fails.db');
+    const product = (i: number) => JSON.stringify({ external_id: `DF-${i}`, name: `Item ${i}`, price: 2, ...(i === 19 ? {} : { stores: [{ store_id: store, stock_quantity: 1, active: true }] }) });
+    const write = (count: number) => writeFileSync(file, `${Array.from({ length: count }, (_, i) => product(i)).join('\n')}\n`);
+    write(20); // DF-19 is sent without stores: nothing to switch off if it leaves
+    expect((await cli(['catalog', 'push', file, '--state', state])).code).toBe(0);
+
+    write(17);
+    service.sandbox.setStoreWriteFailure(store, true);
+    let failing: CliResult;
+    try {
+      failing = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '3']);
+    } finally {
+      service.sandbox.setStoreWriteFailure(store, false);
+    }
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('errors 0, 3 missing from this file (0 deactivated, 2 failed, 1 skipped: sent without stores)');
+    expect(failing.stderr).toContain('2 of the 3 missing catalog items were not deactivated (STORE_WRITE_FAILED); they are listed in');
+    expect(failing.stderr).toContain('1 missing catalog item (DF-19) was last sent without stores: there is no store to switch off, so nothing was sent for it.');
+    expect(failing.stderr).toContain(`integration-sdk sync forget catalog --external-id DF-19 --state ${state}`);
+    const errors = readFileSync(`${file}.errors.csv`, 'utf8');
+    expect(errors).toMatch(/^0,DF-17,,STORE_WRITE_FAILED,deactivate: /m);
+    expect(errors).toMatch(/^0,DF-18,,STORE_WRITE_FAILED,deactivate: /m);
+    expect(errors).toMatch(/^0,DF-19,,NO_STORES,deactivate: /m);
+    expect(service.sandbox.getProduct('DF-17')?.stores[store]?.active).toBe(true);
+
+    // The store writes again: the two are deactivated; the one without stores is still skipped.
+    const retried = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing', '--confirm-deactivate', '3']);
+    expect(retried.code).toBe(1);
+    expect(retried.stdout).toContain('3 missing from this file (2 deactivated, 1 skipped: sent without stores)');
+    expect(service.sandbox.getProduct('DF-17')?.stores[store]?.active).toBe(false);
+    // Forgotten as the message says, it is missing no more.
+    expect((await cli(['sync', 'forget', 'catalog', '--external-id', 'DF-19', '--state', state])).code).toBe(0);
+    const clean = await cli(['catalog', 'push', file, '--state', state, '--deactivate-missing']);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('items, unchanged 17, sent 0, created 0, updated 0, errors 0');
+    expect(clean.stdout).not.toContain('missing');
+  });
+
   test('--confirm-deactivate goes with --deactivate-missing only', async () => {
     const file = join(dir, 'guard-alone.csv');
     writeFileSync(file, `${csv(1)}\n`);
@@ -270,7 +347,8 @@ describe('sync runs / sync forget', () => {
     await cli(['catalog', 'push', file, '--state', state]);
     const runs = await cli(['sync', 'runs', '--state', state]);
     expect(runs.code).toBe(0);
-    expect(runs.stdout).toMatch(/catalog\s+completed\s+[0-9a-f-]{36}\s+total 2, unchanged 0, sent 2, created 2/);
+    // Piped: the table's every column (total, unchanged, sent, created, updated, errors, orphans, run_id).
+    expect(runs.stdout).toMatch(/catalog\s+completed\s+2\s+0\s+2\s+2\s+0\s+0\s+0\s+[0-9a-f-]{36}\n/);
     const forgot = await cli(['sync', 'forget', 'catalog', '--external-id', 'F-1', '--state', state]);
     expect(forgot.stdout).toContain('Forgot 1 catalog item');
     const start = service.requests.length;

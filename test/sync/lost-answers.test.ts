@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { FaultKind, Sandbox } from 'integration-sdk/sandbox';
+import { IntegrationClient } from 'integration-sdk';
 import { createSync } from 'integration-sdk/sync';
 import { clientFor, onCleanup, startSandbox } from '../e2e/helpers.ts';
 import { openState, useBothStates, type StateEnv } from './support/states.ts';
@@ -30,6 +31,19 @@ async function promotionWithFault(sandbox: Sandbox, env: StateEnv, fault: FaultK
   sandbox.setFaults(null);
   expect(lost).toMatchObject({ sent: 1, updated: 0, errors: 1 });
 }
+
+/**
+ * The service's own answer to a product write, with every item turned into an item-level INTERNAL
+ * error (spec 4.2 rule 8 lists it among item errors): applied, but answered as if it failed.
+ */
+const appliedThenInternal: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  if (request.method !== 'POST' || !response.ok) return response;
+  const body = (await response.json()) as { results: { index: number; external_id: string }[] };
+  const results = body.results.map(({ index, external_id }) => ({ index, external_id, status: 'error', error: { code: 'INTERNAL', message: 'internal error' } }));
+  return Response.json({ ...body, summary: { created: 0, updated: 0, errors: results.length }, results });
+};
 
 /** 39.9 is sent by a process killed once the service has answered, before it records the answer. */
 async function promotionKilled(sandbox: Sandbox, env: StateEnv) {
@@ -74,7 +88,71 @@ describe.each(states)('sent but not acknowledged, on $name', (store) => {
     expect(await sync.catalog(product(50))).toMatchObject({ unchanged: 1, sent: 0 });
   });
 
-  it('an item error answered by the service clears the mark and keeps the old fingerprint', { timeout: 60_000 }, async () => {
+  // An item error is not "nothing happened" (review 3, finding 2): STORE_WRITE_FAILED writes the
+  // product fields and the other stores, INTERNAL says nothing, and an earlier lost answer's mark
+  // must survive the error. The next run sends the item whatever its fingerprint.
+  it('stock: a lost answer, then STORE_WRITE_FAILED on the resend: the run after sends the acknowledged value', { timeout: 60_000 }, async () => {
+    const sandbox = await startSandbox();
+    const env = store.fresh();
+    const [s1] = sandbox.storeIds;
+    const stock = (price: number) => [{ external_id: 'PROMO-1', store_id: s1!, price_override: price }];
+    const { sync, exchanges } = syncOn(sandbox, env);
+    await sync.catalog(product(50));
+    expect(await sync.stock(stock(50))).toMatchObject({ sent: 1, updated: 1 });
+    const lost = await sync.stock(stock(39.9), { onProgress: () => sandbox.setFaults({ rate: 1, kinds: ['drop'] }) });
+    sandbox.setFaults(null);
+    expect(lost).toMatchObject({ sent: 1, updated: 0, errors: 1 });
+    expect(sandbox.getProduct('PROMO-1')?.stores[s1!]?.price_override).toBe(39.9);
+
+    sandbox.setStoreWriteFailure(s1!, true);
+    const failed = await sync.stock(stock(50));
+    expect(failed).toMatchObject({ sent: 1, errors: 1 });
+    expect(failed.results[0]).toMatchObject({ error: { code: 'STORE_WRITE_FAILED' } });
+    sandbox.setStoreWriteFailure(s1!, false);
+
+    exchanges.length = 0;
+    expect(await sync.stock(stock(50))).toMatchObject({ unchanged: 0, sent: 1, updated: 1 });
+    expect(exchanges.filter((e) => e.method === 'PATCH')).toHaveLength(1);
+    expect(sandbox.getProduct('PROMO-1')?.stores[s1!]?.price_override).toBe(50);
+    expect(await sync.stock(stock(50))).toMatchObject({ unchanged: 1, sent: 0 });
+  });
+
+  it('catalog: STORE_WRITE_FAILED wrote the new price; when the ERP goes back, the acknowledged value is sent', { timeout: 60_000 }, async () => {
+    const sandbox = await startSandbox();
+    const [a, b] = sandbox.storeIds;
+    const item = (price: number) => [{ ...product(price)[0]!, stores: [{ store_id: a!, stock_quantity: 1 }, { store_id: b!, stock_quantity: 1 }] }];
+    const { sync } = syncOn(sandbox, store.fresh());
+    expect(await sync.catalog(item(50))).toMatchObject({ created: 1 });
+    sandbox.setStoreWriteFailure(b!, true);
+    const partial = await sync.catalog(item(39.9));
+    expect(partial.results[0]).toMatchObject({ error: { code: 'STORE_WRITE_FAILED' } });
+    sandbox.setStoreWriteFailure(b!, false);
+    // The service wrote the product's fields and its other store.
+    expect(sandbox.getProduct('PROMO-1')?.price).toBe(39.9);
+
+    expect(await sync.catalog(item(50))).toMatchObject({ unchanged: 0, sent: 1, updated: 1 });
+    expect(sandbox.getProduct('PROMO-1')?.price).toBe(50);
+    expect(await sync.catalog(item(50))).toMatchObject({ unchanged: 1, sent: 0 });
+  });
+
+  it('catalog: an item answered INTERNAL after the service applied it: the acknowledged value is sent next run', { timeout: 60_000 }, async () => {
+    const sandbox = await startSandbox();
+    const env = store.fresh();
+    expect(await syncOn(sandbox, env).sync.catalog(product(50))).toMatchObject({ created: 1 });
+    const client = new IntegrationClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url, rateLimit: false, fetch: appliedThenInternal });
+    const internal = createSync({ client, state: openState(env) });
+    onCleanup(() => internal.close());
+    const answered = await internal.catalog(product(39.9));
+    expect(answered).toMatchObject({ sent: 1, updated: 0, errors: 1 });
+    expect(answered.results[0]).toMatchObject({ status: 'error', error: { code: 'INTERNAL' } });
+    expect(sandbox.getProduct('PROMO-1')?.price).toBe(39.9);
+
+    const { sync } = syncOn(sandbox, env);
+    expect(await sync.catalog(product(50))).toMatchObject({ unchanged: 0, sent: 1, updated: 1 });
+    expect(sandbox.getProduct('PROMO-1')?.price).toBe(50);
+  });
+
+  it('an item refused outright (FORBIDDEN_STORE) is sent again next run, even at the acknowledged value', { timeout: 60_000 }, async () => {
     const sandbox = await startSandbox();
     const env = store.fresh();
     const [allowed, forbidden] = sandbox.storeIds;
@@ -84,9 +162,8 @@ describe.each(states)('sent but not acknowledged, on $name', (store) => {
     const refused = await sync.catalog(item(39.9, forbidden!));
     expect(refused.results[0]).toMatchObject({ error: { code: 'FORBIDDEN_STORE' } });
     expect(sandbox.getProduct('PROMO-1')?.price).toBe(50);
-    // The service said what happened (nothing): what it holds is what was acknowledged.
+    // The last answer for this item was an error: it is not "unchanged", whatever its fingerprint.
+    expect(await sync.catalog(item(50, allowed!))).toMatchObject({ unchanged: 0, sent: 1, updated: 1 });
     expect(await sync.catalog(item(50, allowed!))).toMatchObject({ unchanged: 1, sent: 0 });
-    // The refused item still differs from the acknowledged one: sent again.
-    expect(await sync.catalog(item(39.9, forbidden!))).toMatchObject({ sent: 1, errors: 1 });
   });
 });

@@ -28,8 +28,9 @@ async function stillWorks(state: SyncState): Promise<void> {
     const seq = await state.startRun({ runId: 'new-run', scope: 'old-scope', kind: 'catalog', baseUrl: 'http://x/integration/v1', merchantId: 'm_1', full: false, startedAt: T0 + 2 });
     await state.markInFlight({ scope: 'old-scope', kind: 'catalog', seq, items: [{ key: 'SKU-1', externalId: 'SKU-1', storeId: '', index: 0, pairs: [] }] });
     expect((await state.lookup('old-scope', 'catalog', ['SKU-1'])).get('SKU-1')).toMatchObject({ fingerprint: 'old-fingerprint', inFlight: true });
-    // A stock write of (SKU-1, st-1), a store the product was last sent with, invalidates its catalog fingerprint.
-    await state.markInFlight({ scope: 'old-scope', kind: 'stock', seq, items: [{ key: 'k', externalId: 'SKU-1', storeId: 'st-1', index: 0, pairs: [{ key: 'k', externalId: 'SKU-1', storeId: 'st-1', fingerprint: 'f' }] }] });
+    // A stock write of (SKU-1, st-1), a store the product was last sent with, invalidates its catalog
+    // fingerprint: what the first version acknowledged for the pair is not known.
+    await state.markInFlight({ scope: 'old-scope', kind: 'stock', seq, items: [{ key: 'k', externalId: 'SKU-1', storeId: 'st-1', index: 0, pairs: [{ key: 'k', externalId: 'SKU-1', storeId: 'st-1', fields: { stock_quantity: 1 } }] }] });
     expect((await state.lookup('old-scope', 'catalog', ['SKU-1'])).get('SKU-1')!.fingerprint).not.toBe('old-fingerprint');
   } finally {
     await state.close();

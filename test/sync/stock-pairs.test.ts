@@ -53,17 +53,47 @@ describe.each(states)('one stock pair, one truth, on $name', (store) => {
     expect(sandbox.getProduct('PAIR-2')?.stores[s1!]?.stock_quantity).toBe(10);
   });
 
-  it('writes that agree do not make the kinds send each other back and forth', async () => {
+  // Review 3, finding 3: a block and a stock item compare on the fields both send, not as wholes.
+  it('a store block and a stock item that agree on the fields both send do not resend each other', async () => {
+    const sandbox = await startSandbox();
+    const [s1] = sandbox.storeIds;
+    const { sync, exchanges } = syncOn(sandbox, store.fresh());
+    // The nightly catalog carries stock and activation per store; the stock feed carries the stock only.
+    const catalog = [{ external_id: 'PAIR-4', name: 'Salt', price: 1, stores: [{ store_id: s1!, stock_quantity: 7, active: true }] }];
+    const stock = [{ external_id: 'PAIR-4', store_id: s1!, stock_quantity: 7 }];
+    expect(await sync.catalog(catalog)).toMatchObject({ sent: 1, created: 1 });
+    expect(await sync.stock(stock)).toMatchObject({ sent: 1, updated: 1 });
+    exchanges.length = 0;
+    for (let round = 0; round < 3; round++) {
+      expect(await sync.catalog(catalog)).toMatchObject({ unchanged: 1, sent: 0 });
+      expect(await sync.stock(stock)).toMatchObject({ unchanged: 1, sent: 0 });
+    }
+    expect(exchanges.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('a write that changes a field both send invalidates the other kind; one the other does not send does not', async () => {
     const sandbox = await startSandbox();
     const [s1] = sandbox.storeIds;
     const { sync } = syncOn(sandbox, store.fresh());
-    const catalog = [{ external_id: 'PAIR-4', name: 'Salt', price: 1, stores: [{ store_id: s1!, stock_quantity: 7 }] }];
-    const stock = [{ external_id: 'PAIR-4', store_id: s1!, stock_quantity: 7 }];
-    await sync.catalog(catalog);
-    await sync.stock(stock);
-    // The stock write invalidated the product once; its store block holds what the stock item holds.
-    expect(await sync.catalog(catalog)).toMatchObject({ sent: 1 });
-    expect(await sync.stock(stock)).toMatchObject({ unchanged: 1, sent: 0 });
-    expect(await sync.catalog(catalog)).toMatchObject({ unchanged: 1, sent: 0 });
+    const catalog = (block: Record<string, unknown>) => [{ external_id: 'PAIR-5', name: 'Pepper', price: 2, stores: [{ store_id: s1!, ...block }] }];
+    const stock = (fields: Record<string, unknown>) => [{ external_id: 'PAIR-5', store_id: s1!, ...fields }];
+    await sync.catalog(catalog({ stock_quantity: 7, active: true }));
+    await sync.stock(stock({ stock_quantity: 7 }));
+
+    // The catalog switches the store off: the stock item does not send `active`, what it wrote still holds.
+    expect(await sync.catalog(catalog({ stock_quantity: 7, active: false }))).toMatchObject({ sent: 1, updated: 1 });
+    expect(await sync.stock(stock({ stock_quantity: 7 }))).toMatchObject({ unchanged: 1, sent: 0 });
+    // The stock feed adds a store price the block does not give: the product's block still holds.
+    expect(await sync.stock(stock({ stock_quantity: 7, price_override: 1.5 }))).toMatchObject({ sent: 1, updated: 1 });
+    expect(await sync.catalog(catalog({ stock_quantity: 7, active: false }))).toMatchObject({ unchanged: 1, sent: 0 });
+    expect(sandbox.getProduct('PAIR-5')?.stores[s1!]).toMatchObject({ stock_quantity: 7, price_override: 1.5, active: false });
+
+    // The catalog writes another quantity: the stock item's 7 no longer holds and is sent again.
+    expect(await sync.catalog(catalog({ stock_quantity: 9, active: false }))).toMatchObject({ sent: 1, updated: 1 });
+    expect(sandbox.getProduct('PAIR-5')?.stores[s1!]?.stock_quantity).toBe(9);
+    expect(await sync.stock(stock({ stock_quantity: 7, price_override: 1.5 }))).toMatchObject({ unchanged: 0, sent: 1, updated: 1 });
+    expect(sandbox.getProduct('PAIR-5')?.stores[s1!]?.stock_quantity).toBe(7);
+    // And the block's 9 no longer holds either: whichever kind wrote last, the other sends again.
+    expect(await sync.catalog(catalog({ stock_quantity: 9, active: false }))).toMatchObject({ unchanged: 0, sent: 1 });
   });
 });

@@ -153,14 +153,13 @@ export function postgresSyncState(options: PostgresSyncStateOptions): SyncState 
       await transaction([inFlightStatement(scope, kind, seq, marked), ...overwriteStatements(scope, kind, marked.flatMap((item) => item.pairs))]);
     },
 
-    async recordBatch({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) {
+    async recordBatch({ scope, kind, runId, sentAt, seen, acknowledged, errors }) {
       const statements: Statement[] = [];
       if (seen.marks.length > 0) statements.push(markSeenStatement(scope, kind, seen.seq, seen.marks));
       if (acknowledged.length > 0) {
         statements.push(acknowledgeStatement(scope, kind, sentAt, seen.seq, acknowledged));
         statements.push(...overwriteStatements(scope, kind, acknowledged.flatMap((item) => item.pairs ?? [])));
       }
-      if (refused.length > 0) statements.push([`UPDATE ${items} SET in_flight = false WHERE scope = $1 AND kind = $2 AND key = ANY($3::text[])`, [scope, kind, refused]]);
       if (errors.length > 0) {
         statements.push([
           `INSERT INTO ${runErrors} (run_id, idx, external_id, store_id, code, message)

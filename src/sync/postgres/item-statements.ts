@@ -1,5 +1,6 @@
 // The writes of items on Postgres: one statement per window or batch (its rows as arrays through
 // unnest), never one per item.
+import { pairsToCompare, storedPairFields } from '../pair-fields.ts';
 import { OVERWRITTEN, type AcknowledgedItem, type InFlightItem, type SeenMark, type StockPair, type SyncKind } from '../state.ts';
 
 export type Statement = [string, unknown[]];
@@ -18,28 +19,31 @@ export function itemStatements(items: string) {
      ON CONFLICT (scope, kind, key) DO UPDATE SET seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index, in_flight = true`,
     [scope, kind, seq, marks.map((m) => m.key), marks.map((m) => m.externalId), marks.map((m) => m.storeId), marks.map((m) => m.index)],
   ];
-  /** The other kind's fingerprints of the stock pairs a `kind` write touched no longer hold (see SyncState.markInFlight). */
+  /**
+   * The other kind's fingerprints of the stock pairs a `kind` write touched no longer hold where what
+   * it had acknowledged for the pair differs on a field both give, or is not known (see
+   * SyncState.markInFlight). Its fields are under the pair's store in `pair_fields`.
+   */
   const overwriteStatements = (scope: string, kind: SyncKind, pairs: readonly StockPair[]): Statement[] => {
     if (pairs.length === 0) return [];
-    if (kind === 'catalog') {
-      return [[
-        `UPDATE ${items} AS item SET fingerprint = $1 FROM unnest($3::text[], $4::text[]) AS pair(key, fingerprint)
-         WHERE item.scope = $2 AND item.kind = 'stock' AND item.key = pair.key AND item.fingerprint IS NOT NULL AND item.fingerprint <> pair.fingerprint`,
-        [OVERWRITTEN, scope, pairs.map((p) => p.key), pairs.map((p) => p.fingerprint)],
-      ]];
-    }
+    const other = kind === 'catalog' ? 'stock' : 'catalog';
+    // A product is touched only through a store it was last sent with (in any letter case).
+    const sentWithStore = other === 'catalog' ? 'AND pair.store = ANY (SELECT lower(store) FROM unnest(item.store_ids) AS store)' : '';
+    const compared = pairsToCompare(kind, pairs);
     return [[
-      `UPDATE ${items} AS item SET fingerprint = $1 FROM unnest($3::text[], $4::text[]) AS pair(external_id, store_id)
-       WHERE item.scope = $2 AND item.kind = 'catalog' AND item.key = pair.external_id AND item.fingerprint IS NOT NULL
-         AND lower(pair.store_id) = ANY (SELECT lower(store) FROM unnest(item.store_ids) AS store)`,
-      [OVERWRITTEN, scope, pairs.map((p) => p.externalId), pairs.map((p) => p.storeId)],
+      `UPDATE ${items} AS item SET fingerprint = $1 FROM unnest($4::text[], $5::text[], $6::text[]) AS pair(key, store, fields)
+       WHERE item.scope = $2 AND item.kind = $3 AND item.key = pair.key AND item.fingerprint IS NOT NULL ${sentWithStore}
+         AND (NOT coalesce(item.pair_fields ? pair.store, false)
+           OR EXISTS (SELECT 1 FROM jsonb_each(pair.fields::jsonb) AS field WHERE item.pair_fields -> pair.store -> field.key <> field.value))`,
+      [OVERWRITTEN, scope, other, compared.map(([key]) => key), compared.map(([, store]) => store), compared.map(([, , fields]) => JSON.stringify(fields))],
     ]];
   };
   const acknowledgeStatement = (scope: string, kind: string, sentAt: number, seq: number, acknowledged: readonly AcknowledgedItem[]): Statement => [
-    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index, in_flight)
-     SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' '), $9, i, false FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::bigint[]) AS t(k, e, s, f, ids, i)
+    `INSERT INTO ${items} (scope, kind, key, external_id, store_id, fingerprint, sent_at, store_ids, seen_seq, seen_index, in_flight, pair_fields)
+     SELECT $1, $2, k, e, s, f, $3, string_to_array(ids, ' '), $9, i, false, pf::jsonb
+     FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::bigint[], $11::text[]) AS t(k, e, s, f, ids, i, pf)
      ON CONFLICT (scope, kind, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, sent_at = EXCLUDED.sent_at, store_ids = EXCLUDED.store_ids,
-       seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index, in_flight = false`,
+       seen_seq = EXCLUDED.seen_seq, seen_index = EXCLUDED.seen_index, in_flight = false, pair_fields = EXCLUDED.pair_fields`,
     [
       scope,
       kind,
@@ -52,6 +56,7 @@ export function itemStatements(items: string) {
       acknowledged.map((a) => a.storeIds.join(' ')),
       seq,
       acknowledged.map((a) => a.index),
+      acknowledged.map((a) => storedPairFields(a.pairs)),
     ],
   ];
   return { markSeenStatement, inFlightStatement, overwriteStatements, acknowledgeStatement };

@@ -71,5 +71,7 @@ export async function createTables(client: PoolClient, schema: string): Promise<
   await client.query(`ALTER TABLE ${items} ADD COLUMN IF NOT EXISTS in_flight BOOLEAN NOT NULL DEFAULT false`);
   await client.query(`ALTER TABLE ${leases} ADD COLUMN IF NOT EXISTS host TEXT`);
   await client.query(`ALTER TABLE ${leases} ADD COLUMN IF NOT EXISTS pid INTEGER`);
+  // The fields of the stock pairs an acknowledged item wrote, by store (see pair-fields.ts).
+  await client.query(`ALTER TABLE ${items} ADD COLUMN IF NOT EXISTS pair_fields JSONB`);
   await client.query(`CREATE INDEX IF NOT EXISTS runs_scope ON ${runs} (scope, seq)`);
 }

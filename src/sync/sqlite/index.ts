@@ -9,7 +9,7 @@ import { openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../st
 import type { SyncState, StoredSyncRun, SyncKind } from '../state.ts';
 import { stateFailure } from '../state-errors.ts';
 import { acknowledge, markInFlight, markSeen } from './item-writes.ts';
-import { addLaterColumns, SCHEMA } from './schema.ts';
+import { addLaterColumns, laterColumnsMissing, SCHEMA } from './schema.ts';
 import { FINISHED_COLUMNS, finishedValues, runErrorFromRow, runFromRow, storedItemsByKey, type RunRow } from '../state-rows.ts';
 
 /** Options of {@link sqliteSyncState}. */
@@ -25,8 +25,22 @@ export interface SqliteSyncStateOptions {
 
 /** Pages of WAL between two automatic checkpoints (4 KB each). */
 const CHECKPOINT_PAGES = 2000;
-/** Rows counted per statement by countOrphans. */
-const COUNT_CHUNK = 20_000;
+/** Items one statement goes through at most when it reads or forgets a whole scope and kind. */
+const RANGE_ROWS = 20_000;
+
+/** Where a range of keys ends: how many items it holds (fewer than {@link RANGE_ROWS}: the last range) and its last key. */
+interface RangeEnd {
+  rows: number;
+  last: string | null;
+}
+
+/** The end of the range of at most {@link RANGE_ROWS} items after `after`. */
+function rangeEnd(db: SqliteDatabase, scope: string, kind: SyncKind, after: string): RangeEnd {
+  const end = db
+    .prepare('SELECT count(*) AS rows, max(key) AS last FROM (SELECT key FROM sync_items WHERE scope = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?)')
+    .get(scope, kind, after, RANGE_ROWS) as { rows: number; last: string | null };
+  return { rows: Number(end.rows), last: end.last };
+}
 
 const RUN_COLUMNS = 'seq, run_id, scope, kind, base_url, merchant_id, is_full, started_at, finished_at, outcome, complete, total, unchanged, sent, created, updated, errors, orphans, error';
 
@@ -55,8 +69,10 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       // more: a checkpoint runs inside the write that crosses the mark, holding the event loop
       // (32 MB took some 35 ms of CPU, beyond a run's 10 ms between turns).
       database.exec(`PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+      // Each statement of the schema is IF NOT EXISTS: on a current file none of them takes the write
+      // lock, nor does this check, so a read (`sync runs`) goes on while another process writes.
       database.exec(SCHEMA);
-      sqliteTransaction(database, () => addLaterColumns(database));
+      if (laterColumnsMissing(database)) sqliteTransaction(database, () => addLaterColumns(database));
     });
     migrated = true;
   }
@@ -70,6 +86,41 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
   }
   const write = <T>(operation: (db: SqliteDatabase) => T) => run((database) => sqliteTransaction(database, () => operation(database)));
   const runRow = (row: unknown) => runFromRow(row as RunRow);
+
+  /**
+   * Goes through a scope and kind's items in ranges of at most {@link RANGE_ROWS} keys, one `through`
+   * (a read, or a write transaction) each, with a turn of the event loop between two: SQLite is
+   * synchronous, and one statement over a million rows would hold the loop for a tenth of a second.
+   * `step` works on the range after `after` and tells where it ended; `stop` ends the walk early.
+   */
+  async function eachKeyRange(
+    from: string,
+    through: <T>(operation: (db: SqliteDatabase) => T) => Promise<T>,
+    step: (db: SqliteDatabase, after: string) => RangeEnd & { stop?: boolean },
+  ): Promise<void> {
+    for (let after = from; ; ) {
+      const end = await through((db) => step(db, after));
+      if (end.stop || end.rows < RANGE_ROWS || end.last === null) return;
+      after = end.last;
+      await nextTurn();
+    }
+  }
+
+  /** How many of a scope and kind's items meet `filter`, counted one range of keys at a time. */
+  async function countInRanges(scope: string, kind: SyncKind, filter: string, ...values: number[]): Promise<number> {
+    let count = 0;
+    await eachKeyRange('', run, (db, after) => {
+      const range = db
+        .prepare(
+          `SELECT count(*) AS rows, max(key) AS last, count(*) FILTER (WHERE ${filter}) AS n
+           FROM (SELECT key, fingerprint, seen_seq FROM sync_items WHERE scope = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?)`,
+        )
+        .get(...values, scope, kind, after, RANGE_ROWS) as { rows: number; last: string | null; n: number };
+      count += Number(range.n);
+      return { rows: Number(range.rows), last: range.last };
+    });
+    return count;
+  }
 
   return {
     migrate: () => run(() => undefined),
@@ -139,14 +190,11 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       await write((db) => markInFlight(db, scope, kind, seq, items));
     },
 
-    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, refused = [], errors }) => {
-      if (seen.marks.length === 0 && acknowledged.length === 0 && refused.length === 0 && errors.length === 0) return;
+    recordBatch: async ({ scope, kind, runId, sentAt, seen, acknowledged, errors }) => {
+      if (seen.marks.length === 0 && acknowledged.length === 0 && errors.length === 0) return;
       await write((db) => {
         if (seen.marks.length > 0) markSeen(db, scope, kind, seen.seq, seen.marks);
         if (acknowledged.length > 0) acknowledge(db, scope, kind, sentAt, seen.seq, acknowledged);
-        if (refused.length > 0) {
-          db.prepare('UPDATE sync_items SET in_flight = 0 WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(refused));
-        }
         if (errors.length > 0) {
           db.prepare(
             `INSERT OR REPLACE INTO sync_run_errors (run_id, idx, external_id, store_id, code, message)
@@ -156,61 +204,53 @@ export function sqliteSyncState(options: SqliteSyncStateOptions): SyncState {
       });
     },
 
-    orphans: (scope, kind, seq, afterKey, limit) =>
-      run((db) =>
-        (
-          db
-            .prepare(
-              `SELECT key, external_id, store_id, store_ids, sent_at FROM sync_items
-               WHERE scope = ? AND kind = ? AND fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?) AND key > ?
-               ORDER BY key LIMIT ?`,
-            )
-            .all(scope, kind, seq, afterKey ?? '', limit) as { key: string; external_id: string; store_id: string; store_ids: string | null; sent_at: number }[]
-        ).map((row) => ({
-          key: row.key,
-          externalId: row.external_id,
-          storeId: row.store_id,
-          storeIds: row.store_ids ? row.store_ids.split(' ') : [],
-          sentAt: Number(row.sent_at),
-        })),
-      ),
-
-    // In chunks of rows, in key order, with a turn of the event loop between them: one count over a
-    // million rows would hold it for a tenth of a second at the end of every run.
-    async countOrphans(scope, kind, seq) {
-      let orphans = 0;
-      let after = '';
-      for (;;) {
-        const chunk = await run(
-          (db) =>
-            db
-              .prepare(
-                `SELECT count(*) AS rows, count(*) FILTER (WHERE fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?)) AS orphans, max(key) AS last
-                 FROM (SELECT key, fingerprint, seen_seq FROM sync_items WHERE scope = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?)`,
-              )
-              .get(seq, scope, kind, after, COUNT_CHUNK) as { rows: number; orphans: number; last: string | null },
-        );
-        orphans += Number(chunk.orphans);
-        if (Number(chunk.rows) < COUNT_CHUNK || chunk.last === null) return orphans;
-        after = chunk.last;
-        await nextTurn();
-      }
+    // A page is read one range of keys at a time; the range's end is looked up only when the page
+    // needs the next range, so a page among many orphans stops within the first rows it reads.
+    async orphans(scope, kind, seq, afterKey, limit) {
+      const found: { key: string; external_id: string; store_id: string; store_ids: string | null; sent_at: number }[] = [];
+      await eachKeyRange(afterKey ?? '', run, (db, after) => {
+        const rows = db
+          .prepare(
+            `SELECT key, external_id, store_id, store_ids, sent_at
+             FROM (SELECT key, external_id, store_id, store_ids, sent_at, fingerprint, seen_seq FROM sync_items WHERE scope = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?)
+             WHERE fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?) LIMIT ?`,
+          )
+          .all(scope, kind, after, RANGE_ROWS, seq, limit - found.length) as typeof found;
+        found.push(...rows);
+        return found.length >= limit ? { rows: 0, last: null, stop: true } : rangeEnd(db, scope, kind, after);
+      });
+      return found.map((row) => ({
+        key: row.key,
+        externalId: row.external_id,
+        storeId: row.store_id,
+        storeIds: row.store_ids ? row.store_ids.split(' ') : [],
+        sentAt: Number(row.sent_at),
+      }));
     },
 
-    countAcknowledged: (scope, kind) =>
-      run((db) => Number((db.prepare('SELECT count(*) AS n FROM sync_items WHERE scope = ? AND kind = ? AND fingerprint IS NOT NULL').get(scope, kind) as { n: number }).n)),
+    countOrphans: (scope, kind, seq) => countInRanges(scope, kind, 'fingerprint IS NOT NULL AND (seen_seq IS NULL OR seen_seq < ?)', seq),
+
+    countAcknowledged: (scope, kind) => countInRanges(scope, kind, 'fingerprint IS NOT NULL'),
 
     // By `external_id`: a scan of the scope and kind, with no index on it (forgetting is an operator's
-    // occasional act; an index would be paid by every write of every run).
-    forget: (scope, kind, externalIds) =>
-      write((db) => {
-        if (externalIds === undefined) return Number(db.prepare('DELETE FROM sync_items WHERE scope = ? AND kind = ?').run(scope, kind).changes);
-        return Number(
-          db
-            .prepare('DELETE FROM sync_items WHERE scope = ? AND kind = ? AND external_id IN (SELECT value FROM json_each(?))')
-            .run(scope, kind, JSON.stringify(externalIds)).changes,
-        );
-      }),
+    // occasional act; an index would be paid by every write of every run). One transaction per range
+    // of keys: a forget stopped half-way has forgotten part, and running it again forgets the rest.
+    async forget(scope, kind, externalIds) {
+      let forgotten = 0;
+      const ids = externalIds === undefined ? undefined : JSON.stringify(externalIds);
+      await eachKeyRange('', write, (db, after) => {
+        const end = rangeEnd(db, scope, kind, after);
+        if (end.last === null) return end;
+        const range = 'DELETE FROM sync_items WHERE scope = ? AND kind = ? AND key > ? AND key <= ?';
+        const { changes } =
+          ids === undefined
+            ? db.prepare(range).run(scope, kind, after, end.last)
+            : db.prepare(`${range} AND external_id IN (SELECT value FROM json_each(?))`).run(scope, kind, after, end.last, ids);
+        forgotten += Number(changes);
+        return end;
+      });
+      return forgotten;
+    },
 
     forgetKeys: (scope, kind, keys) =>
       write((db) => Number(db.prepare('DELETE FROM sync_items WHERE scope = ? AND kind = ? AND key IN (SELECT value FROM json_each(?))').run(scope, kind, JSON.stringify(keys)).changes)),

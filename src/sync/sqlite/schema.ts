@@ -59,8 +59,31 @@ CREATE TABLE IF NOT EXISTS sync_leases (
 `;
 
 /** Columns added after the first version: a file written by it gains them on open. */
+const LATER_COLUMNS = [
+  ['sync_items', 'in_flight', 'INTEGER NOT NULL DEFAULT 0'],
+  ['sync_leases', 'host', 'TEXT'],
+  ['sync_leases', 'pid', 'INTEGER'],
+  // The fields of the stock pairs an acknowledged item wrote, by store (see pair-fields.ts).
+  ['sync_items', 'pair_fields', 'TEXT'],
+] as const;
+
+/**
+ * Whether a column added after the first version is missing. Read without a write lock, so that a
+ * state whose tables are current is opened and read while another process writes (`sync runs`).
+ */
+export function laterColumnsMissing(db: SqliteDatabase): boolean {
+  const columnsOf = new Map<string, Set<string>>();
+  return LATER_COLUMNS.some(([table, column]) => {
+    let columns = columnsOf.get(table);
+    if (columns === undefined) {
+      columns = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((row) => row.name));
+      columnsOf.set(table, columns);
+    }
+    return !columns.has(column);
+  });
+}
+
+/** Adds the missing later columns (in a write transaction: another process may be adding them too). */
 export function addLaterColumns(db: SqliteDatabase): void {
-  addSqliteColumn(db, 'sync_items', 'in_flight', 'INTEGER NOT NULL DEFAULT 0');
-  addSqliteColumn(db, 'sync_leases', 'host', 'TEXT');
-  addSqliteColumn(db, 'sync_leases', 'pid', 'INTEGER');
+  for (const [table, column, definition] of LATER_COLUMNS) addSqliteColumn(db, table, column, definition);
 }
