@@ -38,7 +38,7 @@ export interface TenantsWorld {
 }
 
 export async function tenantsWorld(
-  options: { merchants?: number; sandbox?: SandboxOptions; inbox?: Partial<InboxOptions>; inboxStore?: InboxStore; tenantStore?: (store: TenantStore) => TenantStore; clock?: Clock } = {},
+  options: { merchants?: number; sandbox?: SandboxOptions; inbox?: Partial<InboxOptions>; inboxStore?: InboxStore; tenantStore?: (store: TenantStore) => TenantStore; clock?: Clock; fetch?: typeof fetch } = {},
 ): Promise<TenantsWorld> {
   const sandbox = await startSandbox({ timeScale: 0.001, merchants: Array.from({ length: options.merchants ?? 3 }, () => ({})), ...options.sandbox });
   const answers: TenantsWorld['answers'] = [];
@@ -60,7 +60,7 @@ export async function tenantsWorld(
   const real = sqliteTenantStore({ path });
   const tenantStore = options.tenantStore ? options.tenantStore(real) : real;
   const encryptionKey = randomBytes(32).toString('base64');
-  const tenants = createTenants({ store: tenantStore, encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0 } });
+  const tenants = createTenants({ store: tenantStore, encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0, ...(options.fetch && { fetch: options.fetch }) } });
   const inboxStore = options.inboxStore ?? sqliteStore({ path });
   const inbox = createInbox({ tenants, store: inboxStore, ...(options.clock && { clock: options.clock }), ...options.inbox });
   onCleanup(async () => {
@@ -82,7 +82,7 @@ export async function tenantsWorld(
       intercept = answer;
     },
     otherRegistry() {
-      const other = createTenants({ store: sqliteTenantStore({ path }), encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0 } });
+      const other = createTenants({ store: sqliteTenantStore({ path }), encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0, ...(options.fetch && { fetch: options.fetch }) } });
       onCleanup(() => other.close());
       return other;
     },
