@@ -94,4 +94,27 @@ describe('inbox.reconcile({ tenants })', () => {
     }
     expect(turns).toEqual(['loja-a failed', 'loja-b', 'loja-c']);
   });
+
+  it("keeps reporting a tenant's open miss after its webhook secret is rotated, until the miss ends", async () => {
+    const world = await tenantsWorld({ merchants: 1, sandbox: { timeScale: 1 } });
+    const merchant = world.sandbox.merchants[0]!;
+    await world.tenants.connect('loja-a', { apiKey: merchant.keys[0]!.apiKey });
+    // The receiver is down: the order.created is retrying (a minute later, after the test).
+    world.intercept((_req, res) => (res.writeHead(503).end(), true));
+    world.sandbox.createOrder({ store_id: merchant.storeIds[0]! });
+    await expect.poll(() => world.sandbox.deliveries({ event: 'order.created' }).filter((delivery) => delivery.status === 'retrying').length).toBe(1);
+    world.intercept(undefined);
+    const before = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 });
+    expect(before.missed).toMatchObject([{ tenant: 'loja-a', event: 'order.created' }]);
+    const oldEndpoint = before.missed[0]!.endpointId;
+
+    await world.tenants.rotateWebhookSecret('loja-a');
+    const after = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 });
+    expect(after.tenants[0]!.endpointIds).not.toContain(oldEndpoint);
+    expect(after.missed.map((missed) => missed.deliveryId)).toEqual([before.missed[0]!.deliveryId]);
+    expect((await world.inbox.missed({ tenant: 'loja-a' })).map((missed) => missed.deliveryId)).toEqual([before.missed[0]!.deliveryId]);
+    // Acknowledged, it ends, and the report says so.
+    expect(await world.inbox.acknowledgeMissed(before.missed[0]!.deliveryId, { by: 'ops', tenant: 'loja-a' })).toBe(1);
+    expect((await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 })).missed).toEqual([]);
+  });
 });
