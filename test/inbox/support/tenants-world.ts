@@ -29,6 +29,9 @@ export interface TenantsWorld {
   webhookUrl(id: string): string;
   /** Every answer the receiver gave: path and status. */
   answers: Array<{ path: string; status: number }>;
+  /** The SQLite file holding the registry and the inbox, and the registry's encryption key (for the CLI). */
+  path: string;
+  encryptionKey: string;
   /** Seals a secret as the registry does (what a rotation stores for a new endpoint). */
   seal(tenantId: string, endpointId: string, secret: string): string;
   /** Another registry on the same database, as another process would have. */
@@ -77,6 +80,8 @@ export async function tenantsWorld(
     inboxStore,
     webhookUrl,
     answers,
+    path,
+    encryptionKey,
     seal: (tenantId, endpointId, secret) => credentials.sealSecret(tenantId, endpointId, secret),
     intercept(answer) {
       intercept = answer;
