@@ -1,7 +1,8 @@
 // `doctor --store`: the inbox judged by the rules of the dashboard's banner (src/inbox/health.ts),
-// and the missed deliveries the last `inbox reconcile` left open.
+// and the missed deliveries reconciles left open: the single merchant's and, on an inbox of many
+// merchants, every tenant's (`reconcile({ tenants })`, `inbox reconcile --tenants`).
 import { inboxAttention, type InboxAttention } from '../inbox/health.ts';
-import { currentMissed } from '../inbox/missed.ts';
+import { currentMissed, everyTenantsMissed } from '../inbox/missed.ts';
 import type { InboxStats, InboxStore, MissedDelivery, ReconcileRecord } from '../inbox/store.ts';
 import type { Check, CheckStatus } from './check.ts';
 import { UsageError } from './config.ts';
@@ -21,8 +22,7 @@ export async function storeChecks(location: string): Promise<Check[]> {
     const now = Date.now();
     const stats = await store.stats(now);
     const workers = await store.workers?.();
-    const last = await store.lastReconcile?.();
-    const missed = await currentMissed(store);
+    const { last, missed } = await openMisses(store);
     const attention = inboxAttention({ stats, workers, missed, now });
     return [inboxCheck(stats, attention.filter((item) => item.kind !== 'missed')), reconcileCheck(last, missed ?? [])];
   } catch (error) {
@@ -30,6 +30,22 @@ export async function storeChecks(location: string): Promise<Check[]> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Every open miss of the store, the single merchant's and each tenant's, and the latest reconcile
+ * that ran among theirs (the single merchant's, else that of a tenant with misses open).
+ */
+async function openMisses(store: InboxStore): Promise<{ last: ReconcileRecord | undefined; missed: MissedDelivery[] | undefined }> {
+  const single = await currentMissed(store);
+  const tenants = (await everyTenantsMissed(store)) ?? [];
+  const missed = single === undefined && tenants.length === 0 ? undefined : [...(single ?? []), ...tenants];
+  let last = await store.lastReconcile?.();
+  for (const tenant of new Set(tenants.map((each) => each.tenant!))) {
+    const ran = await store.lastReconcile?.(tenant);
+    if (ran && (!last || ran.ranAt > last.ranAt)) last = ran;
+  }
+  return { last, missed };
 }
 
 function storeFailed(error: unknown): Check {
@@ -67,7 +83,7 @@ function reconcileCheck(last: ReconcileRecord | undefined, missed: readonly Miss
   const ran = `last run ${new Date(last.ranAt).toISOString()}`;
   if (missed.length === 0) return { check, status: 'ok', detail: `${ran}: no missed deliveries open` };
   const dead = missed.filter((each) => each.status === 'dead').length;
-  const some = missed.slice(0, 3).map((each) => `${each.deliveryId} (${each.event}, ${each.status})`).join(', ');
+  const some = missed.slice(0, 3).map((each) => `${each.deliveryId} (${'tenant' in each ? `tenant ${String(each.tenant)}, ` : ''}${each.event}, ${each.status})`).join(', ');
   return {
     check,
     status: 'fail',

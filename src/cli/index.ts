@@ -3,11 +3,12 @@
 // 1 the command ran but something failed, 2 it could not run, 130 interrupted.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../index.ts';
-import { clientFrom, loadDotEnv, type ConnectionOptions } from './config.ts';
+import { clientFrom, loadDotEnv, UsageError, type ConnectionOptions } from './config.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
 import { doctorChecks } from './doctor-tenants.ts';
 import { failure, redact } from './failure.ts';
 import { inboxReconcile, type InboxReconcileOptions } from './inbox-reconcile.ts';
+import { inboxReconcileTenants } from './inbox-reconcile-tenants.ts';
 import { tenantOption } from './inbox-store.ts';
 import { DELIMITER_NAMES } from './csv-input.ts';
 import { push, type PushClient, type PushOptions } from './push.ts';
@@ -199,9 +200,16 @@ inbox
   .option('--max-reads <n>', 'order reads per run at most', integer('--max-reads', 0), 500)
   .option('--endpoint <ids>', "this inbox's webhook endpoint ids, comma-separated (default: guessed from the deliveries it holds)")
   .option('--ack <delivery_id|all>', 'acknowledge an open missed delivery (or all of them) once dealt with, instead of reconciling')
+  .option('--tenants <location>', 'tenants store (an inbox of many merchants): reconcile every active tenant within --max-reads (key from INTEGRATION_TENANTS_KEY)')
   .option('--json', 'print the report as JSON')
-  .addHelpText('after', '\nExit 1 when it found missed deliveries not reported before or missed deliveries remain open, 2 when it could not run. Meant for a scheduler (cron, every 15 minutes).\nExample:\n  integration-sdk inbox reconcile --store ./integration-inbox.db --stale-after 60 --max-reads 500\n  integration-sdk inbox reconcile --store ./integration-inbox.db --ack 7f9c0d2e-...')
-  .action(run(async (options: InboxReconcileOptions, command: Command) => inboxReconcile(() => clientFrom(connection(command)), options)));
+  .addHelpText('after', '\nExit 1 when it found missed deliveries not reported before or missed deliveries remain open, 2 when it could not run. Meant for a scheduler (cron, every 15 minutes).\nExample:\n  integration-sdk inbox reconcile --store ./integration-inbox.db --stale-after 60 --max-reads 500\n  integration-sdk inbox reconcile --store ./integration-inbox.db --ack 7f9c0d2e-...\n  INTEGRATION_TENANTS_KEY=... integration-sdk inbox reconcile --store ./integration-inbox.db --tenants ./tenants.db')
+  .action(run(async (options: InboxReconcileOptions & { tenants?: string }, command: Command) => {
+    if (options.tenants !== undefined && options.ack === undefined) {
+      if (options.endpoint !== undefined) throw new UsageError('--endpoint names a single merchant\'s endpoints: with --tenants each tenant\'s endpoints come from the registry.');
+      return inboxReconcileTenants({ ...connection(command), ...options, tenants: options.tenants });
+    }
+    return inboxReconcile(() => clientFrom(connection(command)), options);
+  }));
 
 defineSandboxCommand(program.command('sandbox'), run);
 

@@ -1,5 +1,6 @@
 import type { ConformanceTestApi } from '../storage/conformance-api.ts';
 import { entry, LEASE, T0, WAIT } from './conformance-entries.ts';
+import { fairClaimConformance } from './conformance-claim.ts';
 import { tenantsConformance } from './conformance-tenants.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
@@ -452,6 +453,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
 
     dashboardQueriesConformance(() => store, test);
     tenantsConformance(() => store, test);
+    fairClaimConformance(() => store, test);
   });
 }
 

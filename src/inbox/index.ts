@@ -7,7 +7,7 @@
  */
 export { createInbox, type Inbox, type InboxOptions, type PurgeOptions, type TenantOption } from './create-inbox.ts';
 export type { TenantRequest } from './delivery-secrets.ts';
-export type { TenantReconcileReport, TenantsReconcileOptions, TenantsReconcileReport } from './reconcile-tenants.ts';
+export type { TenantReconcileFailure, TenantReconcileReport, TenantsReconcileOptions, TenantsReconcileReport } from './reconcile-tenants.ts';
 export { MAX_BODY_BYTES, type InboxHandler } from './receive.ts';
 export {
   defaultRetryDelayMs,

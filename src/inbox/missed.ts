@@ -107,17 +107,16 @@ export function missedAt(missed: MissedDelivery & { firstSeenAt?: number }): num
 }
 
 /**
- * The misses still open: those the store keeps (else those the last reconcile listed) of the
- * endpoints it counted, without the ones that have arrived since. `undefined` before the first
- * reconcile (or for a store that keeps no reconciliation).
+ * The misses still open: those the store keeps (else those the last reconcile listed), without the
+ * ones that have arrived since; of whatever endpoint, current or not (a miss ends only when it
+ * arrives, is acknowledged or recovered). `undefined` before the first reconcile (or for a store
+ * that keeps no reconciliation).
  */
 export async function currentMissed(store: InboxStore, tenant?: string): Promise<MissedDelivery[] | undefined> {
   if (!store.lastReconcile || !store.has) return undefined;
   const last = await store.lastReconcile(tenant);
   if (!last) return undefined;
-  const kept = store.listMissed ? await store.listMissed({ open: true, limit: MAX_OPEN, tenant: tenant ?? '' }) : last.missed;
-  const counted = last.endpointIds === undefined ? undefined : new Set(last.endpointIds);
-  const open = kept.filter((each) => counted === undefined || counted.has(each.endpointId));
+  const open = store.listMissed ? await store.listMissed({ open: true, limit: MAX_OPEN, tenant: tenant ?? '' }) : last.missed;
   if (open.length === 0) return [];
   const arrived = await store.has(open.map((each) => each.deliveryId), tenant ?? '');
   return open.filter((each) => !arrived.has(each.deliveryId));

@@ -10,6 +10,7 @@ import { ConfigurationError } from '../errors/integration-error.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import { tenantsReceiving } from '../tenants/receiving.ts';
 import type { Tenants } from '../tenants/types.ts';
+import { errorText } from './error-text.ts';
 import { reconcileStore, type ReconcileClient, type ReconcileOptions, type ReconcileReport } from './reconcile.ts';
 import type { InboxStore, MissedDelivery } from './store.ts';
 
@@ -40,6 +41,19 @@ export interface TenantsReconcileReport {
   reads: number;
   /** Every reconciled tenant's open misses, each with its tenant. */
   missed: Array<MissedDelivery & { tenant: string }>;
+  /**
+   * Tenants whose reconcile stopped on an error (the service answered 500 for one of its orders,
+   * its key was refused): each with the error's text. The others went on; a failed tenant's run is
+   * saved as when it ran, so that it takes its turn after the others next time, not first for ever.
+   */
+  failed: TenantReconcileFailure[];
+}
+
+/** A tenant whose reconcile stopped on an error, in `TenantsReconcileReport.failed`. */
+export interface TenantReconcileFailure {
+  tenant: string;
+  /** The error's class and message, without personal data (as a handler's `lastError`). */
+  error: string;
 }
 
 export interface TenantsReconcileDeps {
@@ -93,7 +107,7 @@ export async function reconcileTenants(store: InboxStore, options: TenantsReconc
     .sort((a, b) => a.at - b.at || a.index - b.index)
     .map((each) => each.id);
 
-  const report: TenantsReconcileReport = { tenants: [], notReached: 0, reads: 0, missed: [] };
+  const report: TenantsReconcileReport = { tenants: [], notReached: 0, reads: 0, missed: [], failed: [] };
   for (const [position, tenant] of order.entries()) {
     const state = await receiving.read(tenant);
     if (state === null) continue; // disconnected since it was listed
@@ -106,14 +120,28 @@ export async function reconcileTenants(store: InboxStore, options: TenantsReconc
     }
     let reads = 0;
     const client = counting(tenants.client(tenant), () => (reads += 1));
-    const tenantReport = await reconcileStore(
-      tenantView(store, tenant),
-      { ...rest, client, maxReads: left - logReads, ...(endpointIds.length > 0 && { endpointIds }) },
-      { clock: deps.clock, onStored: deps.onStored },
-    );
-    report.reads += reads;
-    report.tenants.push({ tenant, ...tenantReport });
-    report.missed.push(...tenantReport.missed.map((missed) => ({ ...missed, tenant })));
+    const view = tenantView(store, tenant);
+    try {
+      const tenantReport = await reconcileStore(view, { ...rest, client, maxReads: left - logReads, ...(endpointIds.length > 0 && { endpointIds }) }, { clock: deps.clock, onStored: deps.onStored });
+      report.tenants.push({ tenant, ...tenantReport });
+      report.missed.push(...tenantReport.missed.map((missed) => ({ ...missed, tenant })));
+    } catch (error) {
+      // One tenant's failure is its own: reported, its turn taken, and the others go on.
+      report.failed.push({ tenant, error: errorText(error, null) });
+      await saveFailedRun(view, deps.clock.now(), endpointIds);
+    } finally {
+      report.reads += reads;
+    }
   }
   return report;
+}
+
+/**
+ * Records a failed tenant's run as when it ran, with the misses the last run left open (what it
+ * found before failing is kept by `recordMissed` already), so that it is not the least recently
+ * reconciled tenant for ever.
+ */
+async function saveFailedRun(view: InboxStore, now: number, endpointIds: readonly string[]): Promise<void> {
+  const last = await view.lastReconcile?.();
+  await view.saveReconcile?.({ ranAt: now, missed: last?.missed ?? [], endpointIds: [...(last?.endpointIds ?? endpointIds)] });
 }

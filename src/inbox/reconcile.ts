@@ -114,11 +114,14 @@ export async function reconcileStore(store: InboxStore, options: ReconcileOption
   return report;
 }
 
-/** The misses open before this run's reads: kept ones of the counted endpoints, those that arrived since ended. */
+/**
+ * The misses open before this run's reads, those that arrived since ended. Every kept open miss,
+ * whether or not its endpoint is still one this run counts: a miss ends when it arrives, is
+ * acknowledged or recovered, never because its secret was rotated or the endpoints named changed.
+ */
 async function openMisses(store: InboxStore, log: DeliveryLog | string, now: number): Promise<MissedDelivery[]> {
   if (typeof log === 'string') return (await currentMissed(store)) ?? [];
-  const counted = new Set(log.endpointIds);
-  const kept = store.listMissed ? (await store.listMissed({ open: true, limit: MAX_OPEN })).filter((each) => counted.has(each.endpointId)) : log.failed;
+  const kept = store.listMissed ? await store.listMissed({ open: true, limit: MAX_OPEN }) : log.failed;
   return endArrived(store, kept, now);
 }
 

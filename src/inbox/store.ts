@@ -137,6 +137,13 @@ export interface ClaimRequest {
    * delay another's new entry by more than one claim. Absent: from the first tenant.
    */
   afterTenant?: string | null;
+  /**
+   * Told the last tenant this claim looked at. A store looks at a bounded number of tenants per
+   * claim (those with due entries that cannot run yet cost a look too); the worker passes this as
+   * the next claim's `afterTenant`, so that the next claim goes on from there and every tenant's
+   * turn comes. A store that always goes round every tenant need not call it.
+   */
+  walkedTo?: (tenant: string) => void;
 }
 
 /** Narrows a read, a retry or a purge to one tenant's entries; without it, every tenant's. */

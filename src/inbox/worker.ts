@@ -192,9 +192,12 @@ export function startWorker(deps: WorkerDeps, options: StartWorkerOptions): Inbo
             unsubscribeStore = await store.subscribe?.(signalWake);
           }
           await deps.retention();
-          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs, afterTenant });
-          // The next claim starts after the tenant served last: tenants take turns (docs/inbox.md, "Fair claiming").
-          if (claimed.length > 0) afterTenant = claimed.at(-1)!.tenant ?? '';
+          // The next claim starts after the tenant this one looked at last (else served last): tenants
+          // take turns, also when a claim stops its walk early (docs/inbox.md, "Fair claiming").
+          let walkedTo: string | undefined;
+          claimed = await store.claim({ workerId, now: clock.now(), leaseMs, limit: free, orderWaitMs, afterTenant, walkedTo: (tenant) => (walkedTo = tenant) });
+          if (walkedTo !== undefined) afterTenant = walkedTo;
+          else if (claimed.length > 0) afterTenant = claimed.at(-1)!.tenant ?? '';
         } catch (error) {
           reached = false;
           report(error);

@@ -46,8 +46,9 @@ it('masks by an allow-list: free text anywhere (a line note, an address compleme
   expect(JSON.stringify(shown)).not.toContain('91234');
   expect(JSON.stringify(shown)).not.toContain('Maria');
   const masked = shown.data;
-  expect([masked.items[0]!.notes, masked.customer.address.complement, masked.delivery.address.complement, masked.metadata.contact, masked.metadata.nested.whatsapp, masked.metadata.tags[1], masked.courier_note, masked.paid_at]).toEqual(Array(8).fill(MASK));
-  expect(masked.metadata.tags[0]).toBe(MASK);
+  expect([masked.items[0]!.notes, masked.customer.address.complement, masked.delivery.address.complement, masked.courier_note, masked.paid_at]).toEqual(Array(5).fill(MASK));
+  // metadata is free-form: its keys are masked too, its shape kept.
+  expect(masked.metadata).toEqual({ [`${MASK}1`]: MASK, [`${MASK}2`]: { [`${MASK}1`]: MASK }, [`${MASK}3`]: [MASK, MASK] });
   expect(shown).toMatchObject({ event: 'order.created', delivery_id: 'dlv-1', ts: 1_800_000_000 });
   expect(masked).toMatchObject({
     order_id: data.order_id,
@@ -61,4 +62,25 @@ it('masks by an allow-list: free text anywhere (a line note, an address compleme
     gift: true,
   });
   expect((masked as unknown as { store_id: string }).store_id).toBe(ORDER.store_id);
+});
+
+it('allows fields by their place in the order, not by their name: a status, an order id or a time inside metadata or an unknown field is masked, and free-form keys are too', () => {
+  const phone = '+5511987654321';
+  const data = {
+    ...ORDER,
+    status: 'confirmed',
+    metadata: { status: `Ligar para Maria ${phone}`, 'Maria Silva 11 98765-4321': 'x', order_id: 'Maria', note_at: '2026-11-21T12:00:00Z', count: 2 },
+    courier: { status: 'Maria is on the way', name: 'João' },
+    items: [{ ...(ORDER as { items: object[] }).items[0], display_number: 'Maria' }],
+  };
+  const text = payloadForDisplay(JSON.stringify({ event: 'order.created', data }), false);
+  for (const value of ['98765', '987654321', 'Maria', 'Silva', 'João']) expect(text).not.toContain(value);
+  const shown = JSON.parse(text) as { data: { status: string; metadata: Record<string, unknown>; courier: Record<string, unknown>; items: Record<string, unknown>[] } };
+  expect(shown.data.status).toBe('confirmed');
+  expect(shown.data.metadata).toEqual({ [`${MASK}1`]: MASK, [`${MASK}2`]: MASK, [`${MASK}3`]: MASK, [`${MASK}4`]: MASK, [`${MASK}5`]: 2 });
+  expect(shown.data.courier).toEqual({ [`${MASK}1`]: MASK, [`${MASK}2`]: MASK });
+  expect(shown.data.items[0]!.display_number).toBe(MASK);
+  // An order.status_changed's summary keeps its fields.
+  const change = { order_id: 'o-1', display_number: '42', external_order_id: null, previous_status: 'confirmed', status: 'preparing', store_id: 's-1' };
+  expect(JSON.parse(payloadForDisplay(JSON.stringify({ event: 'order.status_changed', delivery_id: 'd-1', ts: 1, data: change }), false))).toEqual({ event: 'order.status_changed', delivery_id: 'd-1', ts: 1, data: change });
 });

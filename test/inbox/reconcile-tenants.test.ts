@@ -62,4 +62,59 @@ describe('inbox.reconcile({ tenants })', () => {
     const third = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 3 });
     expect(third.tenants.map((each) => each.tenant)).toEqual(['loja-b']);
   });
+
+  it("goes on with the other tenants when one tenant's reconcile fails, reports it, and saves its turn", async () => {
+    // The service answers 500 for one order of loja-a, every time (its reconcile stops there).
+    let poisoned = '';
+    const fetch500: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (poisoned !== '' && request.url.endsWith(`/orders/${poisoned}`)) return Response.json({ error: { code: 'INTERNAL', message: 'boom' } }, { status: 500 });
+      return fetch(request);
+    };
+    const world = await tenantsWorld({ merchants: 3, sandbox: { timeScale: 1 }, fetch: fetch500 });
+    const ids = ['loja-a', 'loja-b', 'loja-c'];
+    const orders = [];
+    for (const [index, id] of ids.entries()) {
+      await world.tenants.connect(id, { apiKey: world.sandbox.merchants[index]!.keys[0]!.apiKey });
+      orders.push(world.sandbox.createOrder({ store_id: world.sandbox.merchants[index]!.storeIds[0]! }));
+    }
+    await world.sandbox.idle();
+    poisoned = orders[0]!.order_id;
+
+    const first = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 100 });
+    expect(first.failed).toEqual([{ tenant: 'loja-a', error: expect.stringMatching(/^InternalServerError/) }]);
+    expect(first.tenants.map((each) => each.tenant)).toEqual(['loja-b', 'loja-c']);
+    expect(first.tenants.map((each) => each.ordersChecked)).toEqual([1, 1]);
+    expect(first.reads).toBe(3 * 3);
+    // Its run is saved: with room for one tenant a call, it takes its turn once a round, not every call.
+    const turns: string[] = [];
+    for (let call = 0; call < 3; call += 1) {
+      const report = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0, maxReads: 3 });
+      turns.push(...report.tenants.map((each) => each.tenant), ...report.failed.map((each) => `${each.tenant} failed`));
+    }
+    expect(turns).toEqual(['loja-a failed', 'loja-b', 'loja-c']);
+  });
+
+  it("keeps reporting a tenant's open miss after its webhook secret is rotated, until the miss ends", async () => {
+    const world = await tenantsWorld({ merchants: 1, sandbox: { timeScale: 1 } });
+    const merchant = world.sandbox.merchants[0]!;
+    await world.tenants.connect('loja-a', { apiKey: merchant.keys[0]!.apiKey });
+    // The receiver is down: the order.created is retrying (a minute later, after the test).
+    world.intercept((_req, res) => (res.writeHead(503).end(), true));
+    world.sandbox.createOrder({ store_id: merchant.storeIds[0]! });
+    await expect.poll(() => world.sandbox.deliveries({ event: 'order.created' }).filter((delivery) => delivery.status === 'retrying').length).toBe(1);
+    world.intercept(undefined);
+    const before = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 });
+    expect(before.missed).toMatchObject([{ tenant: 'loja-a', event: 'order.created' }]);
+    const oldEndpoint = before.missed[0]!.endpointId;
+
+    await world.tenants.rotateWebhookSecret('loja-a');
+    const after = await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 });
+    expect(after.tenants[0]!.endpointIds).not.toContain(oldEndpoint);
+    expect(after.missed.map((missed) => missed.deliveryId)).toEqual([before.missed[0]!.deliveryId]);
+    expect((await world.inbox.missed({ tenant: 'loja-a' })).map((missed) => missed.deliveryId)).toEqual([before.missed[0]!.deliveryId]);
+    // Acknowledged, it ends, and the report says so.
+    expect(await world.inbox.acknowledgeMissed(before.missed[0]!.deliveryId, { by: 'ops', tenant: 'loja-a' })).toBe(1);
+    expect((await world.inbox.reconcile({ tenants: world.tenants, staleAfterMinutes: 0 })).missed).toEqual([]);
+  });
 });

@@ -411,7 +411,7 @@ async function realTimeSetUp(makeStore = stores[0]![1]) {
 }
 
 describe.each(stores)('missed on %s, in real time: the receiver down past the retry window, a second endpoint of the key whose deliveries die', (_name, makeStore) => {
-  it("counts only the inbox's endpoint, never webhook.test; recovers the status changes by reading whatever staleAfterMinutes says; a missed order.created stays open until acknowledged", async () => {
+  it("counts only the inbox's endpoint, never webhook.test; recovers the status changes by reading whatever staleAfterMinutes says; a missed order.created stays open until acknowledged, whichever endpoints later runs count", async () => {
     const { sandbox, client, inbox, hook, endpoint } = await realTimeSetUp(makeStore);
     const handled: string[] = [];
     inbox.startWorker({ handlers: { 'order.status_changed': (event) => void handled.push(`${event.data.order_id} ${event.data.status}`) } });
@@ -470,6 +470,11 @@ describe.each(stores)('missed on %s, in real time: the receiver down past the re
     expect(named).toMatchObject({ endpointIds: [other.id], endpointsGuessed: false, otherEndpoints: [{ id: endpoint.id }] });
     expect(named.newMissed.length).toBeGreaterThan(0);
     expect(named.missed.concat(named.recovered).every((missed) => missed.endpointId === other.id && missed.event !== 'webhook.test')).toBe(true);
+    // Back to the inbox's own endpoint: the other's misses found meanwhile stay reported until they end.
+    const back = await inbox.reconcile({ client });
+    expect(back.endpointIds).toEqual([endpoint.id]);
+    expect(back.missed.map((missed) => missed.deliveryId).sort()).toEqual(named.missed.map((missed) => missed.deliveryId).sort());
+    expect((await inbox.stats()).missed).toBe(named.missed.length);
   });
 });
 

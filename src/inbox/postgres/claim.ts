@@ -3,18 +3,20 @@
  * by tenant in turn (docs/inbox.md, "Fair claiming"), every row taken with `FOR UPDATE SKIP LOCKED`
  * so that workers in any number of processes take different rows.
  *
- * The tenants with due entries are found by walking the partial index
- * `(tenant, next_attempt_at, seq) WHERE status = 'pending'` with a recursive query, two index
- * probes per tenant (the next tenant after this one; has it a due entry), from the tenant this
- * worker served last, round once, while the expired leases are taken: the cost of a claim grows
- * with the tenants it visits, never with how many entries one of them has waiting. Then, in one statement, up to `limit` runnable entries
- * of each of those tenants (earliest first) are locked, and one of each is taken in turn, then a
- * second of each, until `limit`.
+ * The tenants with something due are read from `inbox_due_tenants` (./due-tenants.ts), from after
+ * the tenant this worker served last and round once, at most {@link MAX_TENANTS_VISITED} of them,
+ * each with whether it has a runnable due entry (one index probe), while the expired leases are
+ * taken: a tenant whose entries all wait for a retry is never looked at, however many there are.
+ * Then, in one statement, up to `limit` runnable entries of each of the first `limit` tenants that
+ * have some (earliest first) are locked, and one of each is taken in turn, then a second of each,
+ * until `limit`. The last tenant looked at goes to `walkedTo`, and the tenants looked at that have
+ * nothing due any more are marked so.
  */
 import type { ClaimRequest, InboxRow } from '../store.ts';
+import { walkSql } from './due-tenants.ts';
 
-/** The most tenants one claim looks at; the next claim goes on from where it stopped. */
-export const MAX_TENANTS_VISITED = 1000;
+/** The most tenants one claim looks at; the next claim goes on from there (`walkedTo`). */
+export const MAX_TENANTS_VISITED = 100;
 
 type Query = <R>(sql: string, params?: unknown[]) => Promise<R[]>;
 
@@ -27,39 +29,32 @@ const runnable = (table: string) => `(e.order_id IS NULL OR (
     AND (e.event <> 'order.status_changed' OR e.received_at + $2 <= $1
       OR EXISTS (SELECT 1 FROM ${table} c WHERE c.order_id = e.order_id AND c.tenant = e.tenant AND c.event = 'order.created'))))`;
 
-/**
- * Tenants with a due entry (at `$2`), at most `$3` of them, in index order: after `$1`, then round
- * once from the first up to `$1` (which comes last), at most `$4` visited each way. Each step is an
- * index probe (`min(tenant)` over a range of the partial index), never a scan of a tenant's rows;
- * the second walk runs only when the first found too few (the query stops at the limit).
- */
-const walk = (table: string) => `
-  WITH RECURSIVE
-  after_last(tenant, step) AS (
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > $1::text), 1
-    UNION ALL
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > w.tenant), w.step + 1
-    FROM after_last w WHERE w.tenant IS NOT NULL AND w.step < $4),
-  from_first(tenant, step) AS (
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending'), 1
-    UNION ALL
-    SELECT (SELECT min(tenant) FROM ${table} WHERE status = 'pending' AND tenant > w.tenant), w.step + 1
-    FROM from_first w WHERE w.tenant IS NOT NULL AND w.tenant < $1::text AND w.step < $4),
-  visited(tenant) AS (
-    SELECT tenant FROM after_last WHERE tenant IS NOT NULL
-    UNION ALL
-    SELECT tenant FROM from_first WHERE tenant IS NOT NULL AND tenant <= $1::text)
-  SELECT tenant FROM visited v
-  WHERE EXISTS (SELECT 1 FROM ${table} d WHERE d.status = 'pending' AND d.tenant = v.tenant AND d.next_attempt_at <= $2)
-  LIMIT $3`;
+/** A tenant looked at by a claim, and whether it has a runnable due entry. */
+export interface WalkedTenant {
+  tenant: string;
+  runnable: boolean;
+}
 
-/**
- * The tenants whose due entries a claim of `wanted` looks at (see {@link walk}). A worker that has
- * served nobody yet starts after `''` (a single merchant's tenant, which nothing sorts before).
- */
-export async function dueTenants(query: Query, table: string, after: string | null, now: number, wanted: number): Promise<string[]> {
-  const rows = await query<{ tenant: string }>(walk(table), [after ?? '', now, wanted, MAX_TENANTS_VISITED]);
-  return rows.map((row) => row.tenant);
+/** The tenants a claim looks at (see the file's comment), in the order of their turn. */
+export async function walkDueTenants(query: Query, schema: string, table: string, request: ClaimRequest): Promise<WalkedTenant[]> {
+  const after = request.afterTenant ?? null;
+  const params: unknown[] = [request.now, request.orderWaitMs, MAX_TENANTS_VISITED];
+  return query<WalkedTenant>(walkSql(schema, table, runnable(table), after === null), after === null ? params : [...params, after]);
+}
+
+/** The tenants to take entries of (the first `wanted` with a runnable one) and those looked at up to the last of them. */
+export function turnsOf(walked: readonly WalkedTenant[], wanted: number): { chosen: string[]; visited: string[] } {
+  const chosen: string[] = [];
+  let visited = walked.length;
+  for (const [index, each] of walked.entries()) {
+    if (!each.runnable) continue;
+    chosen.push(each.tenant);
+    if (chosen.length === wanted) {
+      visited = index + 1;
+      break;
+    }
+  }
+  return { chosen, visited: walked.slice(0, visited).map((each) => each.tenant) };
 }
 
 /** Leases the entries of an UPDATE ... FROM picked, returning the claimed rows with their turn. */

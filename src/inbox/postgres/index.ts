@@ -9,7 +9,8 @@ import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } fr
 import { migrateMissed, postgresMissedMethods } from './missed.ts';
 import { migrateOrderHistory, migrateOrderTenants, storedOrderEvents } from './order-history.ts';
 import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, PAIR_WINDOW_MS, statsOf, storedTenant, tracksOrder } from '../store.ts';
-import { claimDue, claimExpired, dueTenants, inClaimOrder } from './claim.ts';
+import { claimDue, claimExpired, inClaimOrder, turnsOf, walkDueTenants } from './claim.ts';
+import { migrateDueTenants, refreshDueTenants } from './due-tenants.ts';
 import { tenantParam, tenantWhere } from './tenant-filter.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
@@ -123,8 +124,8 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       }
       // Partial indexes: a received delivery enters only the pending one (besides its keys and
       // its order), which keeps the receiver's single insert cheap; each claim and purge query
-      // names the status its index holds. The pending one is walked tenant by tenant by the fair
-      // claim (./claim.ts).
+      // names the status its index holds. The pending one gives the fair claim each tenant's due
+      // entries (./claim.ts).
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_tenant_due ON ${table} (tenant, next_attempt_at, seq) WHERE status = 'pending'`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_processing ON ${table} (lease_until, seq) WHERE status = 'processing'`);
       // A tenant's counts and lists; only entries of a tenant, so a single merchant's inserts do not pay for it.
@@ -139,6 +140,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_invalid ON ${table} (seq) WHERE schema_issues IS NOT NULL`);
       await client.query(`CREATE INDEX IF NOT EXISTS inbox_entries_finished_at ON ${table} (status, finished_at) WHERE finished_at IS NOT NULL`);
       await migrateReconcile(client);
+      await migrateDueTenants(client, { schema, entries: table });
       await migrateMissed(client, schema);
       await migrateDashboard(client);
       await purged.migrate(client);
@@ -308,14 +310,14 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
 
     async claim(request) {
       // The tenants with due work are looked up while the expired leases are taken: one round trip less.
-      const [claimedExpired, tenants] = await Promise.all([
-        claimExpired(query, table, COLUMNS, request),
-        dueTenants(query, table, request.afterTenant ?? null, request.now, request.limit),
-      ]);
+      const [claimedExpired, walked] = await Promise.all([claimExpired(query, table, COLUMNS, request), walkDueTenants(query, schema, table, request)]);
       const expired = inClaimOrder(claimedExpired);
       const wanted = request.limit - expired.length;
       if (wanted <= 0) return expired.map(withPayload);
-      const due = inClaimOrder(await claimDue(query, table, COLUMNS, request, tenants.slice(0, wanted), wanted));
+      const { chosen, visited } = turnsOf(walked, wanted);
+      const due = inClaimOrder(await claimDue(query, table, COLUMNS, request, chosen, wanted));
+      await refreshDueTenants(query, schema, visited, request.now);
+      if (visited.length > 0) request.walkedTo?.(visited.at(-1)!);
       return [...expired, ...due].map(withPayload);
     },
 

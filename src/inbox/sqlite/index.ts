@@ -6,7 +6,8 @@
 import type { ClaimRequest, FailRequest, InboxAction, InboxActivityBucket, InboxOrderRow, InboxRow, InboxStore, InsertOptions, NewInboxEntry, PurgeRequest } from '../store.ts';
 import { systemClock } from '../../clock.ts';
 import { backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, pageQuery, statsOf, storedTenant } from '../store.ts';
-import { pickClaimable } from './claim.ts';
+import { claimEntries } from './claim.ts';
+import { migrateDueTenants } from './due-tenants.ts';
 import { tenantWhere } from './tenant-filter.ts';
 import { ENTRIES_SHAPE, migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
@@ -158,6 +159,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec(INVALID_INDEX);
       database.exec(DASHBOARD_SCHEMA);
       database.exec(TENANT_INDEXES);
+      migrateDueTenants(database);
     }, deadlineMs);
     migrated = true;
   }
@@ -201,17 +203,11 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
         return Number(result.changes) === 1 ? 'stored' : 'duplicate';
       }), insertOptions?.timeoutMs),
 
-    claim: (request: ClaimRequest) =>
-      relaxed((database) =>
-        transaction(database, () => {
-          const seqs = pickClaimable(database, request);
-          const update = database.prepare(
-            `UPDATE inbox_entries SET status = 'processing', lease_owner = ?, lease_until = ?, attempts = attempts + 1
-             WHERE seq = ? RETURNING ${COLUMNS}, payload`,
-          );
-          return seqs.map(({ seq }) => withPayload(update.get(request.workerId, request.now + request.leaseMs, seq) as Row));
-        }),
-      ),
+    async claim(request: ClaimRequest) {
+      const { rows, walkedTo } = await relaxed((database) => transaction(database, () => claimEntries(database, request, `${COLUMNS}, payload`)));
+      if (walkedTo !== undefined) request.walkedTo?.(walkedTo);
+      return rows.map(withPayload);
+    },
 
     extendLease: (deliveryId, workerId, leaseUntil, tenant) =>
       relaxed((database) => {

@@ -65,7 +65,7 @@ describe('sqliteStore and the node:sqlite of each Node version', () => {
       return getBuiltinModule(id);
     }) as typeof process.getBuiltinModule);
     expect(() => sqliteStore({ path: freshPath() })).toThrow(ConfigurationError);
-    expect(() => sqliteStore({ path: freshPath() })).toThrow(/Node >= 22\.13/);
+    expect(() => sqliteStore({ path: freshPath() })).toThrow(/sqliteStore cannot open: The SQLite stores need node:sqlite \(Node 22\.13 or newer/);
   });
 });
 

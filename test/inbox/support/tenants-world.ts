@@ -29,6 +29,9 @@ export interface TenantsWorld {
   webhookUrl(id: string): string;
   /** Every answer the receiver gave: path and status. */
   answers: Array<{ path: string; status: number }>;
+  /** The SQLite file holding the registry and the inbox, and the registry's encryption key (for the CLI). */
+  path: string;
+  encryptionKey: string;
   /** Seals a secret as the registry does (what a rotation stores for a new endpoint). */
   seal(tenantId: string, endpointId: string, secret: string): string;
   /** Another registry on the same database, as another process would have. */
@@ -38,7 +41,7 @@ export interface TenantsWorld {
 }
 
 export async function tenantsWorld(
-  options: { merchants?: number; sandbox?: SandboxOptions; inbox?: Partial<InboxOptions>; inboxStore?: InboxStore; tenantStore?: (store: TenantStore) => TenantStore; clock?: Clock } = {},
+  options: { merchants?: number; sandbox?: SandboxOptions; inbox?: Partial<InboxOptions>; inboxStore?: InboxStore; tenantStore?: (store: TenantStore) => TenantStore; clock?: Clock; fetch?: typeof fetch } = {},
 ): Promise<TenantsWorld> {
   const sandbox = await startSandbox({ timeScale: 0.001, merchants: Array.from({ length: options.merchants ?? 3 }, () => ({})), ...options.sandbox });
   const answers: TenantsWorld['answers'] = [];
@@ -60,7 +63,7 @@ export async function tenantsWorld(
   const real = sqliteTenantStore({ path });
   const tenantStore = options.tenantStore ? options.tenantStore(real) : real;
   const encryptionKey = randomBytes(32).toString('base64');
-  const tenants = createTenants({ store: tenantStore, encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0 } });
+  const tenants = createTenants({ store: tenantStore, encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0, ...(options.fetch && { fetch: options.fetch }) } });
   const inboxStore = options.inboxStore ?? sqliteStore({ path });
   const inbox = createInbox({ tenants, store: inboxStore, ...(options.clock && { clock: options.clock }), ...options.inbox });
   onCleanup(async () => {
@@ -77,12 +80,14 @@ export async function tenantsWorld(
     inboxStore,
     webhookUrl,
     answers,
+    path,
+    encryptionKey,
     seal: (tenantId, endpointId, secret) => credentials.sealSecret(tenantId, endpointId, secret),
     intercept(answer) {
       intercept = answer;
     },
     otherRegistry() {
-      const other = createTenants({ store: sqliteTenantStore({ path }), encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0 } });
+      const other = createTenants({ store: sqliteTenantStore({ path }), encryptionKey, baseUrl: sandbox.url, webhookUrl, clientOptions: { random: () => 0, ...(options.fetch && { fetch: options.fetch }) } });
       onCleanup(() => other.close());
       return other;
     },
