@@ -4,11 +4,13 @@ import type { MinuteUsage } from './usage-counter.ts';
 
 /**
  * A take's answer: go (both tokens taken), or what each bucket lacks in ms (0 for one that is not
- * the reason), as pacing or, when `paused`, as what is left of a 429 pause.
+ * the reason), as pacing or, when `paused`, as what is left of a 429 pause. `turnMs`: what a bulk
+ * take lacks of its tenant's turn among the bulk tenants of every process (on Redis; 0 in process,
+ * where the scheduler's own turns are the only ones).
  */
 export type TakeAnswer =
   | { go: true; finished: AttemptFinished | undefined }
-  | { go: false; paused: boolean; keyMs: number; egressMs: number };
+  | { go: false; paused: boolean; keyMs: number; egressMs: number; turnMs: number };
 
 /**
  * Where the buckets live: in this process, or in Redis (shared by every process behind the egress).

@@ -30,10 +30,13 @@ export class TenantLine {
 
 /**
  * What the scheduler has learnt of a key's bucket. `readyAt` is a hint, never later than the truth
- * (the buckets are asked again then); `pausedUntil` is a 429 pause, charged to the calls it holds.
+ * (the buckets are asked again then), and so is `bulkTurnAt`, when its tenant's turn among the bulk
+ * tenants of every process may have come (on Redis); `pausedUntil` is a 429 pause, charged to the
+ * calls it holds.
  */
 interface KeyState {
   readyAt: number;
+  bulkTurnAt: number;
   pausedUntil: number;
   lastGrantAt: number;
   lines: number;
@@ -44,7 +47,9 @@ interface KeyState {
  * and within each kind the tenants in turn (round robin: a tenant served goes to the back of the
  * line), never first come first served. A tenant whose own key is out of tokens is passed over
  * without holding the others, and no key token is taken before the egress has one (the buckets
- * take both or neither). One take at a time: a Redis round trip is awaited before the next.
+ * take both or neither). One take at a time: a Redis round trip is awaited before the next. On
+ * Redis, bulk tenants of every process also take turns there: a tenant whose turn has not come is
+ * passed over like one whose key is out, and this process's other tenants are asked.
  */
 export class FairScheduler {
   readonly #clock: Clock;
@@ -196,8 +201,7 @@ export class FairScheduler {
     for (const kind of KINDS_IN_ORDER) {
       if (Math.max(this.#egressReadyAt[kind], this.#egressPausedUntil) > now) continue;
       for (const line of this.#turns[kind]) {
-        const key = this.#keyState(line.key);
-        if (Math.max(key.readyAt, key.pausedUntil) <= now) return { line, kind };
+        if (this.#keyReadyAt(this.#keyState(line.key), kind) <= now) return { line, kind };
       }
     }
     return undefined;
@@ -226,8 +230,10 @@ export class FairScheduler {
       return;
     }
     if (answer.keyMs > 0) state.readyAt = now + answer.keyMs;
-    // Never ask again at once for nothing: a bucket that lacked nothing would have said go.
-    const egressMs = answer.egressMs > 0 || answer.keyMs > 0 ? answer.egressMs : 1;
+    // Not the tenant's turn in the bulk line: its key waits for it, the egress does not (another tenant here may be next).
+    if (answer.turnMs > 0) state.bulkTurnAt = now + answer.turnMs;
+    // Never ask again at once for nothing: buckets that lacked nothing would have said go.
+    const egressMs = answer.egressMs > 0 || answer.keyMs > 0 || answer.turnMs > 0 ? answer.egressMs : 1;
     if (egressMs > 0) {
       this.#egressReadyAt[kind] = now + egressMs;
       // A bulk take needs more of the egress than an interactive one: it cannot go sooner.
@@ -235,15 +241,17 @@ export class FairScheduler {
     }
   }
 
+  /** When a take of `kind` for the key may go, as far as the scheduler knows. */
+  #keyReadyAt(key: KeyState, kind: RequestKind): number {
+    return Math.max(key.readyAt, key.pausedUntil, kind === 'bulk' ? key.bulkTurnAt : 0);
+  }
+
   /** One timer, for the first moment a waiting tenant may be served. */
   #arm(): void {
     let at = Number.POSITIVE_INFINITY;
     for (const kind of KINDS_IN_ORDER) {
       const egressAt = Math.max(this.#egressReadyAt[kind], this.#egressPausedUntil);
-      for (const line of this.#turns[kind]) {
-        const key = this.#keyState(line.key);
-        at = Math.min(at, Math.max(egressAt, key.readyAt, key.pausedUntil));
-      }
+      for (const line of this.#turns[kind]) at = Math.min(at, Math.max(egressAt, this.#keyReadyAt(this.#keyState(line.key), kind)));
     }
     // Infinity: a refill waits for a first attempt to finish, which wakes the scheduler (`#refilled`).
     if (at === Number.POSITIVE_INFINITY) return;
@@ -263,7 +271,10 @@ export class FairScheduler {
   #forgetWaits(): void {
     this.#egressReadyAt.interactive = 0;
     this.#egressReadyAt.bulk = 0;
-    for (const state of this.#keys.values()) state.readyAt = 0;
+    for (const state of this.#keys.values()) {
+      state.readyAt = 0;
+      state.bulkTurnAt = 0;
+    }
   }
 
   #keyPaused(key: string, until: number): void {
@@ -321,7 +332,7 @@ export class FairScheduler {
   #keyState(key: string): KeyState {
     let state = this.#keys.get(key);
     if (state === undefined) {
-      state = { readyAt: 0, pausedUntil: 0, lastGrantAt: Number.NEGATIVE_INFINITY, lines: 0 };
+      state = { readyAt: 0, bulkTurnAt: 0, pausedUntil: 0, lastGrantAt: Number.NEGATIVE_INFINITY, lines: 0 };
       this.#keys.set(key, state);
     }
     return state;

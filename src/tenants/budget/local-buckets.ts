@@ -29,10 +29,10 @@ export class LocalBuckets implements Buckets {
     const keyBucket = this.#bucket(key);
     const keyPause = keyBucket.pausedFor();
     const egressPause = this.#egress.pausedFor();
-    if (keyPause > 0 || egressPause > 0) return { go: false, paused: true, keyMs: keyPause, egressMs: egressPause };
+    if (keyPause > 0 || egressPause > 0) return { go: false, paused: true, keyMs: keyPause, egressMs: egressPause, turnMs: 0 };
     const keyMs = keyBucket.waitFor(1);
     const egressMs = this.#egress.waitFor(egressNeed(kind, this.#reserve));
-    if (keyMs > 0 || egressMs > 0) return { go: false, paused: false, keyMs, egressMs };
+    if (keyMs > 0 || egressMs > 0) return { go: false, paused: false, keyMs, egressMs, turnMs: 0 };
     this.#usage.count(this.#clock.now());
     return { go: true, finished: bothFinished(keyBucket.take(), this.#egress.take(), this.#onRefill) };
   }

@@ -13,6 +13,16 @@ import { USAGE_KEEP_MS, usageReport, type MinuteUsage } from './usage-counter.ts
 /** `redisRateLimiter`'s default prefix: a key's bucket here is the one it uses for that key. */
 const PREFIX = 'integration-sdk:rate';
 
+/**
+ * How long a bulk tenant that was told to wait keeps its turn against those behind it after it was
+ * due to ask again: the jitter added to its wait (up to `MAX_JITTER_MS`), a round trip and a busy
+ * event loop. A tenant that does not come back within it (its caller gave up, its process stalled)
+ * holds nobody up longer, and keeps its place for when it does.
+ */
+const BULK_TURN_GRACE_MS = 5 * MAX_JITTER_MS;
+/** A bulk tenant that has not asked for this long past when it was due is forgotten by the line. */
+const BULK_LINE_FORGET_MS = 10_000;
+
 /** Time, randomness and patience, injectable so that tests need no real sleeps (as `RedisRateLimiterSeams`). */
 export interface RedisBucketSeams {
   clock: Clock;
@@ -34,6 +44,8 @@ export class RedisBuckets implements Buckets {
   readonly #random: () => number;
   readonly #egressKey: string;
   readonly #usageKey: string;
+  /** The egress's bulk line: places, when each tenant is due to ask again, until when each holds its turn. */
+  readonly #lineKeys: [string, string, string];
   readonly #keyArgs: [string, string];
   readonly #egressArgs: [string, string];
   readonly #reserve: number;
@@ -46,6 +58,7 @@ export class RedisBuckets implements Buckets {
     this.#switched = refilled;
     this.#egressKey = `${PREFIX}:{_egress:${egressId}}`;
     this.#usageKey = `${PREFIX}:{_egress:${egressId}}:usage`;
+    this.#lineKeys = ['places', 'due', 'holds'].map((part) => `${PREFIX}:{_egress:${egressId}}:bulk-${part}`) as [string, string, string];
     this.#keyArgs = [String(rates.key.burst), String(rates.key.requestsPerMinute / 60_000)];
     this.#egressArgs = [String(rates.egress.burst), String(rates.egress.requestsPerMinute / 60_000)];
     this.#reserve = interactiveReserve(rates.egress);
@@ -116,8 +129,8 @@ export class RedisBuckets implements Buckets {
     let reply: unknown;
     try {
       reply = await this.#link.ask(
-        [this.#keyName(key), this.#egressKey, this.#usageKey],
-        ['take', ...this.#keyArgs, '0', String(STALE_ATTEMPT_MS), ...this.#egressArgs, '0', String(reserve), String(USAGE_KEEP_MS)],
+        [this.#keyName(key), this.#egressKey, this.#usageKey, ...this.#lineKeys],
+        ['take', ...this.#keyArgs, '0', String(STALE_ATTEMPT_MS), ...this.#egressArgs, '0', String(reserve), String(USAGE_KEEP_MS), kind, String(BULK_TURN_GRACE_MS), String(BULK_LINE_FORGET_MS)],
         undefined,
         budget,
       );
@@ -136,7 +149,7 @@ export class RedisBuckets implements Buckets {
     if (answer.go) return { go: true, finished: this.#finisher(key, answer.keyAttemptId, answer.egressAttemptId) };
     // Processes told to wait for the same token would all ask at the same millisecond: a little jitter.
     const jitter = (ms: number) => (ms > 0 ? ms + this.#random() * Math.min(MAX_JITTER_MS, ms / 4) : 0);
-    return { go: false, paused: answer.paused, keyMs: jitter(answer.keyMs), egressMs: jitter(answer.egressMs) };
+    return { go: false, paused: answer.paused, keyMs: jitter(answer.keyMs), egressMs: jitter(answer.egressMs), turnMs: jitter(answer.turnMs) };
   }
 
   /** Tells both buckets that the attempt of a token taken from a full one has finished. */

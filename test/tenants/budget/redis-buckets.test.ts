@@ -50,6 +50,12 @@ const grantedWithin = (limiter: RateLimiter, ms: number, request: LimitedRequest
     () => false,
   );
 
+/** Script calls the Redis server has run so far (every take, finish and limited is one). */
+async function scriptCalls(): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/^cmdstat_eval(?:sha)?:calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 async function until(condition: () => Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
 }
@@ -175,6 +181,44 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
     expect(batches).toBe(9);
   });
 
+  it("a bulk tenant whose own key is out holds nobody's turn: another budget's batch goes at once", async () => {
+    // 6/min, burst 3: the reserve is 1, so a batch needs 2 tokens; one comes every 10 s. After A's
+    // batch the egress has 2: one batch, for whoever's turn it is, and none for a tenant behind one
+    // that holds its turn.
+    const egress = { id: fresh('egress'), requestsPerMinute: 6, burst: 3 };
+    const keyA = fresh('key');
+    // A's key: one token, then one every 2 s.
+    const a = tenant(budgetWith({ egress, keyBudget: { requestsPerMinute: 30, burst: 1 } }), 'a', keyA);
+    const b = tenant(budgetWith({ egress }), 'b', fresh('key'));
+    expect(await grantedWithin(a, 1_000, CATALOG)).toBe(true);
+    const stop = new AbortController();
+    const waiting = a.acquire(stop.signal, undefined, CATALOG).catch(() => 'stopped');
+    // A is in the bulk line, ahead of B, told to come back when its key has a token.
+    await until(async () => Number(await redis.zScore(`integration-sdk:rate:{_egress:${egress.id}}:bulk-due`, `integration-sdk:rate:{${keyA}}`)) > Date.now() + 1_000);
+    expect(await grantedWithin(b, 1_000, CATALOG)).toBe(true);
+    stop.abort();
+    expect(await waiting).toBe('stopped');
+  });
+
+  it('a bulk tenant that stops asking holds the others only until its turn has passed by the grace', async () => {
+    // 60/min, burst 3: the reserve is 1, so a batch needs 2 tokens; one comes a second.
+    const egress = { id: fresh('egress'), requestsPerMinute: 60, burst: 3 };
+    const keyA = fresh('key');
+    const a = tenant(budgetWith({ egress }), 'a', keyA);
+    const b = tenant(budgetWith({ egress }), 'b', fresh('key'));
+    for (let i = 0; i < 2; i++) expect(await grantedWithin(a, 1_000, CATALOG)).toBe(true);
+    const stop = new AbortController();
+    const waiting = a.acquire(stop.signal, undefined, CATALOG).catch(() => 'stopped');
+    // A holds its turn (it was told to wait for the egress), then its caller gives up: Redis is not told.
+    await until(async () => Number(await redis.zScore(`integration-sdk:rate:{_egress:${egress.id}}:bulk-holds`, `integration-sdk:rate:{${keyA}}`)) > Date.now());
+    stop.abort();
+    expect(await waiting).toBe('stopped');
+    // B waits behind A for a token for each (about 2 s; alone it would go in 1 s), then A's hold is
+    // over: B goes.
+    expect(await grantedWithin(b, 1_500, CATALOG)).toBe(false);
+    expect(await grantedWithin(b, 2_000, CATALOG)).toBe(true);
+  });
+
   it('usage(): every budget behind the egress counts into one use per minute', async () => {
     const egress = { id: fresh('egress') };
     const one = budgetWith({ egress });
@@ -209,6 +253,44 @@ describe.skipIf(skipRedis)("the tenants' budget on Redis", () => {
     expect(second.grants.filter((at) => at > limitedAt + 100 && at < limitedAt + 900)).toEqual([]);
     expect(second.grants.filter((at) => at >= limitedAt + 1_000).length).toBeGreaterThan(0);
     expect([...first.warnings, ...second.warnings]).toEqual([]);
+  });
+
+  it("four processes × two bulk tenants, one process always asking first: once the burst is spent, the tenants are served in turn across processes (each within ±25% of the mean), at the egress's full rate", { timeout: 40_000 }, async () => {
+    // 1,200/min (20 a second), burst 40: a batch leaves the reserve of 20, so 20 of the burst go to
+    // batches at once, to whoever asks (nobody waits for them: docs/architecture.md), then the rate,
+    // about 12 batches per tenant over the next 4 s. The first process asks again the moment Redis
+    // said (no jitter): first come first served, it would take most of the tokens (46/45 against
+    // 3 to 6 for the others, measured without the bulk line).
+    const egress = { id: fresh('egress'), requestsPerMinute: 1_200, burst: 40 };
+    const reserve = 20; // one second of the rate
+    const durationMs = 5_000;
+    const processes = Array.from({ length: 4 }, (_, index) =>
+      startProcess({ redisUrl: server.url, egress, tenants: 2, kind: 'bulk', durationMs, quick: index === 0, name: `bulk${index}x${fresh('p')}` }),
+    );
+    await Promise.all(processes.map((each) => each.ready));
+    const callsBefore = await scriptCalls();
+    const startAt = Date.now() + 200;
+    for (const each of processes) each.go(startAt);
+    const outputs = await Promise.all(processes.map((each) => each.output));
+    const calls = (await scriptCalls()) - callsBefore;
+    // The burst above the reserve is one second of the rate: from then on every tenant waits for tokens.
+    const waitingFrom = startAt + 1_000;
+    const perTenant = outputs.flatMap((output) => output.grantsPerTenant.map((grants) => grants.filter((at) => at >= waitingFrom).length));
+    const mean = perTenant.reduce((sum, grants) => sum + grants, 0) / perTenant.length;
+    expect(perTenant).toHaveLength(8);
+    for (const grants of perTenant) {
+      expect(grants, `grants per tenant from 1 s on ${perTenant.join('/')}`).toBeGreaterThanOrEqual(mean * 0.75);
+      expect(grants, `grants per tenant from 1 s on ${perTenant.join('/')}`).toBeLessThanOrEqual(mean * 1.25);
+    }
+    // The turns take nothing from the rate: what batches may take over the run (the burst above the
+    // reserve, then the rate), within one budget and at least 90% of it.
+    const all = outputs.flatMap((output) => output.grants).sort((x, y) => x - y);
+    const allowed = egress.burst - reserve + (egress.requestsPerMinute / 60_000) * (all.at(-1)! - startAt);
+    expect(all.length).toBeLessThanOrEqual(allowed + 1);
+    expect(all.length).toBeGreaterThanOrEqual(allowed * 0.9);
+    // Told when their turn comes, the processes do not poll: about three script calls a batch.
+    expect(calls).toBeLessThan(5 * all.length);
+    expect(outputs.flatMap((output) => output.warnings)).toEqual([]);
   });
 
   it('Redis stopped: calls go on in-process at a quarter of the rates with one warning; back on Redis once it answers', { timeout: 30_000 }, async () => {
