@@ -3,7 +3,8 @@
  * before the next external one, and every step can be done again, so that a second call completes
  * one that failed or whose process died:
  *
- * 1. checks (id, key shape, webhook URL, a disconnect not finished, `health()`, scopes) write nothing;
+ * 1. checks (id, key shape, webhook URL, a disconnect not finished, the key the tenant met its 401
+ *    with, `health()`, scopes) write nothing;
  * 2. the intent is stored: the sealed key, the merchant, `connecting` for a new tenant (the merchant
  *    rule checked in the same transaction). Another key for a tenant that has one begins a key
  *    change instead (the same path as `updateKey`: `./key-change.ts`, run by `./rotate.ts`);
@@ -22,7 +23,7 @@ import { ensureEndpoint, removeEndpoint, retireEndpoints } from './endpoints.ts'
 import { tenantFromRecord } from './records.ts';
 import { runRotation } from './rotate.ts';
 import { RotationLease, rotationInProgress } from './rotation-lease.ts';
-import type { ConnectIntentResult } from './store.ts';
+import type { ConnectIntentResult, TenantRecord } from './store.ts';
 import { checkTenantId } from './tenant-id.ts';
 import type { ConnectInput, Tenant } from './types.ts';
 
@@ -34,7 +35,9 @@ export async function connectTenant(context: TenantsContext, id: string, input: 
   const client = keyClient(context, id, input?.apiKey);
   endpointUrl(context, id);
   await context.credentials.ready();
-  refuseWhileDisconnecting(id, (await context.store.get(id))?.status);
+  const existing = await context.store.get(id);
+  refuseWhileDisconnecting(id, existing?.status);
+  refuseKnownInvalidKey(context, existing, input.apiKey);
   const health = await describeKey(id, client);
   return connectWithKey(context, id, { apiKey: input.apiKey, allowSameMerchant: input.allowSameMerchant === true }, health, client);
 }
@@ -47,6 +50,16 @@ export function refuseWhileDisconnecting(id: string, status: string | undefined)
     'disconnecting',
     `a disconnect of this tenant began and did not finish: call tenants.disconnect(${JSON.stringify(id)}) to complete it (its endpoints deleted, credentials erased), then connect it; nothing was sent or stored`,
   );
+}
+
+/**
+ * Step 1's refusal of the very key the tenant met its 401 with (`key_invalid`): it is not sent
+ * again, not even for `health()`; the merchant has to give a new key.
+ */
+export function refuseKnownInvalidKey(context: TenantsContext, record: TenantRecord | null, apiKey: string): void {
+  if (record?.status !== 'key_invalid' || record.apiKey === null) return;
+  if (context.credentials.openApiKey(record) !== apiKey) return;
+  throw new TenantKeyInvalidError(record.id, tenantFromRecord(record).keyInvalidAt);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
 import { TenantConnectError, TenantNotFoundError } from '../errors/tenant-errors.ts';
-import { connectWithKey } from './connect.ts';
+import { connectWithKey, refuseKnownInvalidKey } from './connect.ts';
 import { describeKey, endpointUrl, keyClient, type TenantsContext } from './context.ts';
 import { checkTenantId } from './tenant-id.ts';
 import type { Tenant } from './types.ts';
@@ -24,6 +24,7 @@ export async function updateTenantKey(context: TenantsContext, id: string, apiKe
   if (record.connectedAt === null) {
     throw new InvalidInputError([{ path: 'tenantId', message: 'has not finished connecting: call tenants.connect(id, { apiKey }) with the new key to complete it' }]);
   }
+  refuseKnownInvalidKey(context, record, apiKey);
   const health = await describeKey(id, client);
   if (health.merchant_id !== record.merchantId) {
     throw new TenantConnectError(id, 'merchant_mismatch', `the new key belongs to merchant ${health.merchant_id}, not to the tenant's merchant ${record.merchantId}; nothing was stored`);

@@ -196,6 +196,28 @@ describe('refused or skipped before anything is sent', () => {
   });
 });
 
+describe('a key known refused', () => {
+  it('connect or updateKey with the key the tenant met its 401 with is refused with TenantKeyInvalidError, sending nothing', async () => {
+    const world = await startWorld({ merchants: [{}], rate: undefined });
+    const tenants = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    await tenants.connect('loja-1', { apiKey });
+    world.sandbox.revokeKey(apiKey);
+    await rejectionOf(tenants.client('loja-1').health());
+    const { keyInvalidAt } = (await tenants.get('loja-1'))!;
+    const sent = requestsOf(world.proxy, apiKey).length;
+
+    for (const call of [() => tenants.connect('loja-1', { apiKey }), () => tenants.updateKey('loja-1', apiKey)]) {
+      const error = await rejectionOf(call());
+      expect(error).toBeInstanceOf(TenantKeyInvalidError);
+      expect(error).toMatchObject({ tenantId: 'loja-1', keyInvalidAt });
+    }
+
+    expect(requestsOf(world.proxy, apiKey)).toHaveLength(sent);
+    expect(await tenants.get('loja-1')).toMatchObject({ status: 'key_invalid', keyInvalidAt });
+  });
+});
+
 describe('changed events', () => {
   it('a reconnect with other events registers the new endpoint before deleting the old: a failed registration leaves the old one delivering', async () => {
     const world = await startWorld({ merchants: [{}], rate: undefined });
