@@ -13,7 +13,7 @@ import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
 import { rejectionOf } from '../e2e/helpers.ts';
 import { killWhileHung, requestsOf, startWorld, type World } from './support/fixture.ts';
 
-const updateKeyScript = fileURLToPath(new URL('./support/update-key-process.ts', import.meta.url));
+const updateKeyScript = fileURLToPath(new URL('./support/connect-process.ts', import.meta.url));
 
 /** The endpoints a key sees at `url`; `'refused'` for a key the service refuses. */
 async function endpointsAt(world: World, apiKey: string, url: string): Promise<string[] | 'refused'> {
@@ -135,7 +135,7 @@ describe('a new key for a connected tenant', { timeout: 60_000 }, () => {
         hung = true;
         return 'hang';
       };
-      expect(await killWhileHung(world, updateKeyScript, { TENANTS_API_KEY: next })).toBe('SIGKILL');
+      expect(await killWhileHung(world, updateKeyScript, { TENANTS_API_KEY: next, TENANTS_OPERATION: 'updateKey' })).toBe('SIGKILL');
 
       const rotation = await tenantsInternals(tenants)!.rotationFor('loja-1');
       expect(rotation).toMatchObject({ kind: 'key', step: left, oldEndpointId: before.endpointId });
