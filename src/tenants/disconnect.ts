@@ -4,6 +4,7 @@ import { endpointUrl, keyClient, type TenantsContext } from './context.ts';
 import { deleteKeyEndpoints } from './endpoints.ts';
 import { tenantFromRecord } from './records.ts';
 import { RotationLease } from './rotation-lease.ts';
+import type { TenantRecord, TenantRotationRecord } from './store.ts';
 import type { DisconnectResult } from './types.ts';
 import { checkTenantId } from './tenant-id.ts';
 
@@ -23,11 +24,19 @@ import { checkTenantId } from './tenant-id.ts';
 export async function disconnectTenant(context: TenantsContext, id: string): Promise<DisconnectResult> {
   checkTenantId(id);
   await context.credentials.ready();
-  const { store, credentials, clock, clients, budget, logger } = context;
-  const record = await store.get(id);
+  const record = await context.store.get(id);
   if (record === null) throw new TenantNotFoundError(id, 'unknown');
   if (record.status === 'disconnected') return { tenant: tenantFromRecord(record), endpointsLeft: [] };
-  const rotation = await new RotationLease(store, clock, id).claim();
+  const lease = new RotationLease(context.store, context.clock, id);
+  const rotation = await lease.claim();
+  // A failure gives the rotation up, so that a second disconnect (from any process) completes at once.
+  return lease.hold(() => disconnectOwned(context, record, rotation));
+}
+
+/** The disconnect itself, the tenant's rotation (if any) owned by this call. */
+async function disconnectOwned(context: TenantsContext, record: TenantRecord, rotation: TenantRotationRecord | null): Promise<DisconnectResult> {
+  const { store, credentials, clock, clients, budget, logger } = context;
+  const { id } = record;
   const keyChange = rotation?.kind === 'key' ? rotation : null;
   // The keys that may own an endpoint of the tenant; `null` for one known refused, never sent.
   const keys = [

@@ -142,6 +142,25 @@ describe('rotateWebhookSecret', { timeout: 60_000 }, () => {
     await expectRotated(world, there, apiKey, 'loja-1', after.endpointId!);
   });
 
+  it('a disconnect that fails while a rotation is recorded lets it go: a second disconnect completes at once', async () => {
+    const world = await startWorld();
+    const tenants = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    await tenants.connect('loja-1', { apiKey });
+    world.proxy.fault = (request) => (request.method === 'POST' && request.path.endsWith('/webhooks') ? 'answer500' : undefined);
+    await rejectionOf(tenants.rotateWebhookSecret('loja-1'));
+    expect(await tenantsInternals(tenants)!.rotationFor('loja-1')).toMatchObject({ step: 'registering', owner: null });
+    world.proxy.fault = (request) => (request.method === 'DELETE' ? 'answer500' : undefined);
+    await rejectionOf(tenants.disconnect('loja-1'));
+    world.proxy.fault = undefined;
+
+    const { tenant } = await tenants.disconnect('loja-1');
+
+    expect(tenant.status).toBe('disconnected');
+    expect(await endpointsAt(world, apiKey, world.webhookUrl('loja-1'))).toEqual([]);
+    expect(await tenantsInternals(tenants)!.rotationFor('loja-1')).toBeNull();
+  });
+
   it('names every endpoint holding a slot when the integration has five, and records nothing; a free slot lets it run', async () => {
     const world = await startWorld();
     const tenants = world.tenants();
