@@ -1,11 +1,14 @@
 // `doctor --tenants <location>`: the multi-merchant checks. Counts by status; each key_invalid
 // tenant by id with when (a failure: its calls stop until update-key); connects and disconnects that
 // did not finish; the endpoints of active tenants (at most --max-tenants, through their clients and
-// the egress budget) that are missing or failing; the egress budget's use over the last minutes.
+// the egress budget) that are missing or failing; the egress budget's use over the last minutes, read
+// from the Redis the processes share (`--redis` or INTEGRATION_REDIS_URL): without it, each process
+// counts only its own requests, and doctor says so rather than show its own few as the budget's use.
 import { tenantsInternals } from '../tenants/create-tenants.ts';
 import type { Tenants } from '../tenants/index.ts';
 import type { Check } from './doctor.ts';
 import { tenantsFailure } from './tenants-commands.ts';
+import { redisUrl } from './redis-url.ts';
 import { openTenants, type TenantsCommandOptions } from './tenants-config.ts';
 
 /** Active tenants whose endpoints doctor reads (one `webhooks.list` each). */
@@ -15,7 +18,7 @@ export async function tenantsChecks(options: TenantsCommandOptions & { maxTenant
   let tenants: Tenants | undefined;
   try {
     tenants = await openTenants(options);
-    return await checksOf(tenants, options.maxTenants ?? DEFAULT_ENDPOINT_CHECKS);
+    return await checksOf(tenants, options.maxTenants ?? DEFAULT_ENDPOINT_CHECKS, redisUrl(options.redis) !== undefined);
   } catch (error) {
     return [{ check: 'tenants', status: 'fail', detail: tenantsFailure(error).message }];
   } finally {
@@ -23,7 +26,7 @@ export async function tenantsChecks(options: TenantsCommandOptions & { maxTenant
   }
 }
 
-async function checksOf(tenants: Tenants, maxTenants: number): Promise<Check[]> {
+async function checksOf(tenants: Tenants, maxTenants: number, sharedBudget: boolean): Promise<Check[]> {
   const internals = tenantsInternals(tenants)!;
   const counts = await internals.store.countByStatus();
   const checks: Check[] = [];
@@ -46,13 +49,21 @@ async function checksOf(tenants: Tenants, maxTenants: number): Promise<Check[]> 
   const checked = active.slice(0, maxTenants);
   for (const id of checked) checks.push(await endpointCheck(tenants, id));
   if (active.length > checked.length) checks.push({ check: 'endpoints', status: 'ok', detail: `checked the first ${checked.length} of ${active.length} active tenants (--max-tenants for more)` });
-  const usage = await internals.egressUsage();
-  checks.push({
-    check: 'egress budget',
-    status: 'ok',
-    detail: usage.length === 0 ? 'no egress use recorded' : usage.slice(-5).map((minute) => `${minute.minuteStartedAt.slice(11, 16)} ${minute.requests}/min`).join(', '),
-  });
+  checks.push(await egressCheck(internals, sharedBudget));
   return checks;
+}
+
+/** The egress budget's use by every process sharing it, which only the shared Redis knows. */
+async function egressCheck(internals: NonNullable<ReturnType<typeof tenantsInternals>>, sharedBudget: boolean): Promise<Check> {
+  if (!sharedBudget) {
+    return {
+      check: 'egress budget',
+      status: 'ok',
+      detail: "use not shown: without Redis each process counts only its own requests; pass --redis <url> (or set INTEGRATION_REDIS_URL) to the Redis the tenants' processes share",
+    };
+  }
+  const usage = (await internals.egressUsage()).slice(-5);
+  return { check: 'egress budget', status: 'ok', detail: `every process on the shared Redis, last minutes: ${usage.map((minute) => `${minute.minuteStartedAt.slice(11, 16)} ${minute.requests}/min`).join(', ')}` };
 }
 
 async function endpointCheck(tenants: Tenants, id: string): Promise<Check> {

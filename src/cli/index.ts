@@ -63,9 +63,11 @@ program
   .option('--store <location>', 'inbox store: a SQLite file or a Postgres URL (default: INTEGRATION_INBOX_STORE)')
   .option('--tenants <location>', 'tenants store: also check every tenant (default: INTEGRATION_TENANTS)')
   .option('--max-tenants <n>', 'with --tenants: active tenants whose endpoints are read', integer('--max-tenants', 0))
+  .option('--redis <url>', "with --tenants: the Redis the tenants' processes share, for the egress budget's use by all of them (default: INTEGRATION_REDIS_URL)")
+  .option('--egress-id <id>', 'with --tenants and --redis: the egress budget to read (default: INTEGRATION_EGRESS_ID, else "default")')
   .option('--json', 'print the checks as JSON')
   .addHelpText('after', '\nExample:\n  integration-sdk doctor --store ./integration-inbox.db')
-  .action(run(async (options: { store?: string; tenants?: string; maxTenants?: number; json?: boolean }, command: Command) => {
+  .action(run(async (options: { store?: string; tenants?: string; maxTenants?: number; redis?: string; egressId?: string; json?: boolean }, command: Command) => {
     const checks = await doctorChecks({ ...connection(command), ...options }, (single) => runDoctor({ ...single, store: options.store }));
     const failed = checks.some((c) => c.status === 'fail');
     console.log(redact(options.json ? JSON.stringify({ ok: !failed, checks }) : formatChecks(checks, process.stdout.isTTY ? process.stdout.columns : undefined)));

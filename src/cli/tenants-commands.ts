@@ -53,13 +53,16 @@ export function registerTenantsCommands(group: (name: string, description: strin
   const withStore = (command: Command) =>
     command
       .option('--tenants <location>', 'tenants store: a SQLite file or a Postgres URL (default: INTEGRATION_TENANTS)')
+      .option('--redis <url>', "the Redis the tenants' processes share, to draw from their egress budget (default: INTEGRATION_REDIS_URL)")
+      .option('--egress-id <id>', 'the egress budget these processes share (createTenants egress.id; default: INTEGRATION_EGRESS_ID, else "default")')
       .option('--json', 'print JSON');
+  const webhookUrlOption = (command: Command, when: string) =>
+    command.option('--webhook-url <template>', `receiver URL with {tenant} for the id${when} (default: INTEGRATION_TENANTS_WEBHOOK_URL)`);
   const options = (command: Command) => command.optsWithGlobals<TenantsCommandOptions & { json?: boolean }>();
 
-  withStore(tenants.command('connect'))
+  webhookUrlOption(withStore(tenants.command('connect')), '')
     .description("connect a merchant: check its key (INTEGRATION_API_KEY, --api-key-file or typed), register its endpoint, keep its secret sealed")
     .argument('<id>', 'your id for the merchant: letters, digits, -, ., _ and ~ (the last segment of its webhook URL)')
-    .option('--webhook-url <template>', 'receiver URL with {tenant} for the id (default: INTEGRATION_TENANTS_WEBHOOK_URL)')
     .option('--allow-same-merchant', 'allow a second tenant id for a merchant already connected (a test-store key)')
     .addHelpText('after', '\nExample:\n  INTEGRATION_API_KEY=... integration-sdk tenants connect loja-42 --tenants ./integration.db --webhook-url https://erp.example.com/webhooks/integration/{tenant}')
     .action(run(async (id: string, _local: unknown, command: Command) => {
@@ -91,10 +94,10 @@ export function registerTenantsCommands(group: (name: string, description: strin
       });
     }));
 
-  withStore(tenants.command('update-key'))
-    .description("replace a tenant's key with the merchant's new one (INTEGRATION_API_KEY, --api-key-file or typed); clears key_invalid")
+  webhookUrlOption(withStore(tenants.command('update-key')), ': the endpoint moves to the new key')
+    .description("replace a tenant's key with the merchant's new one (INTEGRATION_API_KEY, --api-key-file or typed): its endpoint is registered under the new key, the old key's deleted; clears key_invalid")
     .argument('<id>')
-    .addHelpText('after', '\nExample:\n  INTEGRATION_API_KEY=... integration-sdk tenants update-key loja-42 --tenants ./integration.db')
+    .addHelpText('after', '\nExample:\n  INTEGRATION_API_KEY=... integration-sdk tenants update-key loja-42 --tenants ./integration.db --webhook-url https://erp.example.com/webhooks/integration/{tenant}')
     .action(run(async (id: string, _local: unknown, command: Command) => {
       const opts = options(command);
       return withTenants(opts, false, async (registry) => {
@@ -104,10 +107,9 @@ export function registerTenantsCommands(group: (name: string, description: strin
       });
     }));
 
-  withStore(tenants.command('rotate-secret'))
+  webhookUrlOption(withStore(tenants.command('rotate-secret')), ', used only when its old endpoint is gone')
     .description("replace a tenant's webhook secret: a second endpoint at its URL, a test delivery verified with the new secret, then the old endpoint deleted")
     .argument('<id>')
-    .option('--webhook-url <template>', 'receiver URL with {tenant} for the id, used only when its old endpoint is gone (default: INTEGRATION_TENANTS_WEBHOOK_URL)')
     .addHelpText(
       'after',
       '\nWaits up to 60 s for the receiver to verify a test delivery with the new secret. Exit 1 when it did not (both endpoints stay: run it again to finish) or no endpoint slot is free.\n' +
@@ -122,16 +124,23 @@ export function registerTenantsCommands(group: (name: string, description: strin
       });
     }));
 
-  withStore(tenants.command('disconnect'))
+  webhookUrlOption(withStore(tenants.command('disconnect')), '')
     .description("delete a tenant's endpoints and erase its credentials (the record stays, disconnected)")
     .argument('<id>')
-    .option('--webhook-url <template>', 'receiver URL with {tenant} for the id (default: INTEGRATION_TENANTS_WEBHOOK_URL)')
-    .addHelpText('after', '\nExample:\n  integration-sdk tenants disconnect loja-42 --tenants ./integration.db --webhook-url https://erp.example.com/webhooks/integration/{tenant}')
+    .addHelpText(
+      'after',
+      '\nThe webhook URL is checked before anything is recorded. A tenant whose key was refused (key_invalid) sends nothing: its credentials are erased and the endpoints its revoked key took out of service are named.\n' +
+        'Example:\n  integration-sdk tenants disconnect loja-42 --tenants ./integration.db --webhook-url https://erp.example.com/webhooks/integration/{tenant}',
+    )
     .action(run(async (id: string, _local: unknown, command: Command) => {
       const opts = options(command);
       return withTenants(opts, false, async (registry) => {
-        await registry.disconnect(id);
-        print(opts.json, { id, status: 'disconnected' }, `Disconnected ${id}: its endpoints were deleted and its credentials erased.`);
+        const { tenant, endpointsLeft } = await registry.disconnect(id);
+        const left =
+          endpointsLeft.length === 0
+            ? 'its endpoints were deleted and its credentials erased'
+            : `its credentials were erased; its key was refused (401), so endpoint(s) ${endpointsLeft.join(', ')} could not be deleted: the revoked key took them out of service (if the platform still lists them, delete them with a valid key of the merchant)`;
+        print(opts.json, { id, status: tenant.status, endpointsLeft }, `Disconnected ${id}: ${left}.`);
         return 0;
       });
     }));

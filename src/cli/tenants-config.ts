@@ -2,13 +2,16 @@
 // INTEGRATION_TENANTS: a SQLite file or a Postgres URL, which may carry a password), the encryption
 // key (INTEGRATION_TENANTS_KEY, and INTEGRATION_TENANTS_PREVIOUS_KEYS while re-keying), the webhook
 // URL template (`--webhook-url` or INTEGRATION_TENANTS_WEBHOOK_URL, `{tenant}` standing for the id),
-// and a merchant's key (INTEGRATION_API_KEY, --api-key-file, or a prompt; never an argument).
+// the Redis and egress budget the tenants' processes share (`--redis` or INTEGRATION_REDIS_URL,
+// `--egress-id` or INTEGRATION_EGRESS_ID), and a merchant's key (INTEGRATION_API_KEY,
+// --api-key-file, or a prompt; never an argument).
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import type { Tenants, TenantStore } from '../tenants/index.ts';
 import { readKey, UsageError, type ConnectionOptions } from './config.ts';
 import type { StoreNames } from './failure.ts';
+import { connectRedis, redisUrl } from './redis-url.ts';
 
 export const TENANTS_STORE: StoreNames = {
   database: 'The tenants database',
@@ -21,6 +24,8 @@ export const TENANTS_STORE: StoreNames = {
 export interface TenantsCommandOptions extends ConnectionOptions {
   tenants?: string;
   webhookUrl?: string;
+  redis?: string;
+  egressId?: string;
 }
 
 /** The store location from `--tenants` or INTEGRATION_TENANTS; `UsageError` when neither is set. */
@@ -59,23 +64,43 @@ function webhookUrl(template: string | undefined): (tenantId: string) => string 
   return (tenantId) => value.replaceAll('{tenant}', tenantId);
 }
 
-/** The registry the options and environment describe. */
+/**
+ * The registry the options and environment describe; its budget shared through Redis when
+ * {@link redisUrl} finds one for `options.redis`.
+ */
 export async function openTenants(options: TenantsCommandOptions, create = false): Promise<Tenants> {
   const baseUrl = options.baseUrl ?? process.env.INTEGRATION_BASE_URL;
   if (!baseUrl) throw new UsageError('No base URL: set INTEGRATION_BASE_URL or pass --base-url <url>.');
   const key = encryptionKey();
   const url = webhookUrl(options.webhookUrl);
+  const shared = redisUrl(options.redis);
+  const egressId = options.egressId ?? process.env.INTEGRATION_EGRESS_ID?.trim();
   const store = await openTenantStore(tenantsLocation(options.tenants), create);
+  const redis = shared === undefined ? undefined : await connectRedis(shared).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const { createTenants } = await import('../tenants/index.ts');
   const rate = process.env.INTEGRATION_RATE_LIMIT?.trim();
   const perMinute = rate && /^\d+$/.test(rate) ? Number(rate) : undefined;
-  return createTenants({
+  const tenants = createTenants({
     store,
     encryptionKey: key,
     baseUrl,
     webhookUrl: url,
+    ...(redis ? { redis: redis.client } : {}),
+    ...(egressId ? { egress: { id: egressId } } : {}),
     ...(perMinute ? { keyBudget: { requestsPerMinute: perMinute, burst: perMinute } } : {}),
   });
+  if (redis) {
+    // The registry does not own the client it was given: the command's does, and ends with it.
+    const close = tenants.close.bind(tenants);
+    tenants.close = async () => {
+      await close();
+      await redis.close();
+    };
+  }
+  return tenants;
 }
 
 /** A merchant's key: `--api-key-file`, INTEGRATION_API_KEY, or typed at a prompt that does not echo it. */

@@ -20,7 +20,7 @@ import { systemClock } from '../clock.ts';
 import { NotFoundError, WebhookLimitReachedError } from '../errors/index.ts';
 import type { IntegrationClient } from '../index.ts';
 import type { SubscribableEvent, WebhookEndpoint } from '../schemas/webhooks.ts';
-import { withoutQuery } from '../tenants/connect.ts';
+import { withoutQuery } from '../tenants/endpoints.ts';
 import { awaitTestDelivery, describeLastAttempt } from '../tenants/rotate-verify.ts';
 import { UsageError } from './config.ts';
 

@@ -64,7 +64,7 @@ export class TenantNotFoundError extends IntegrationError {
 }
 
 /** Why `tenants.connect` (or `updateKey`) refused a key; see {@link TenantConnectError}. */
-export type TenantConnectFailure = 'missing_scopes' | 'merchant_taken' | 'merchant_mismatch' | 'endpoint_limit';
+export type TenantConnectFailure = 'missing_scopes' | 'merchant_taken' | 'merchant_mismatch' | 'endpoint_limit' | 'disconnecting';
 
 /** An endpoint of the key's integration that is not this tenant's (named when the limit is reached). */
 export interface ForeignEndpoint {
@@ -79,7 +79,9 @@ export interface ForeignEndpoint {
  *   pass `{ allowSameMerchant: true }` for a second key of one merchant (a test-store key); nothing was written;
  * - `merchant_mismatch`: the key belongs to another merchant than the tenant's; nothing was written;
  * - `endpoint_limit`: the integration already has 5 endpoints; `foreignEndpoints` lists those that
- *   are not this tenant's (delete one of them, then connect again).
+ *   are not this tenant's (delete one of them, then connect again);
+ * - `disconnecting`: a disconnect of the tenant did not finish; call `tenants.disconnect(id)` to
+ *   complete it, then connect; nothing was sent or written.
  *
  * @example
  * ```ts
@@ -117,7 +119,7 @@ export class TenantConnectError extends IntegrationError {
 }
 
 /** Why `tenants.rotateWebhookSecret` stopped; see {@link TenantRotationError}. */
-export type TenantRotationFailure = 'endpoint_limit' | 'not_verified';
+export type TenantRotationFailure = 'endpoint_limit' | 'not_verified' | 'in_progress';
 
 /**
  * `tenants.rotateWebhookSecret` stopped, naming the rule (`reason`); what it did so far is
@@ -127,7 +129,12 @@ export type TenantRotationFailure = 'endpoint_limit' | 'not_verified';
  *   the tenant's own included. Delete one that is not in use, then call it again;
  * - `not_verified`: no receiver verified a test delivery with the new secret in time (and the
  *   service's delivery log did not show it delivered); both endpoints stay (the inbox runs each
- *   event once), `newEndpointId` is the new one. Fix the receiver, then call it again.
+ *   event once), `newEndpointId` is the new one. Fix the receiver, then call it again;
+ * - `in_progress`: another call (in this or another process) is running a rotation of this tenant
+ *   (a secret rotation, or the key change of `updateKey` or `connect` with another key) and its
+ *   lease holds: nothing was done. Call again once it ended; a rotation whose process died is
+ *   taken over at once on the same host, else when its lease ends (a minute at most). `connect`,
+ *   `updateKey` and `disconnect` refuse with it too while such a call runs.
  *
  * @example
  * ```ts

@@ -1,10 +1,9 @@
 // One run per scope and kind: the lease, taken at the start (or taken over from a run whose process
 // on this host is gone), and renewed while the run is alive.
-import { readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
+import { holderIsGone, leaseHost } from '../storage/lease-holder.ts';
 import { SyncLeaseLostError, SyncRunInProgressError } from './errors.ts';
-import type { LeaseHolder, SyncKind, SyncState } from './state.ts';
+import type { SyncKind, SyncState } from './state.ts';
 
 export const LEASE_MS = 60_000;
 const RENEW_EVERY_MS = 20_000;
@@ -15,35 +14,7 @@ export interface Lease {
   runId: string;
 }
 
-let host: string | undefined;
-/**
- * This process's host as a lease records it: the host name and, on Linux, the PID namespace. A pid
- * means something only inside its namespace, and two containers may share a host name (host
- * networking): without it, one would take the other's live run for dead.
- */
-export function leaseHost(): string {
-  if (host !== undefined) return host;
-  let namespace = '';
-  try {
-    namespace = readlinkSync('/proc/self/ns/pid');
-  } catch {
-    // Not Linux, or /proc is not mounted: the host name alone.
-  }
-  host = namespace === '' ? hostname() : `${hostname()} ${namespace}`;
-  return host;
-}
-
-/** Whether the holder's process is known to be gone: it ran on this host and its pid no longer exists. */
-function holderIsGone(holder: LeaseHolder, host: string): boolean {
-  if (holder.host !== host || holder.pid === null || holder.pid === process.pid) return false;
-  try {
-    process.kill(holder.pid, 0);
-    return false;
-  } catch (error) {
-    // EPERM: a process of another user has that pid, alive.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
+export { leaseHost };
 
 /**
  * Takes the lease of `lease.kind` in `lease.scope`, or throws `SyncRunInProgressError` naming the

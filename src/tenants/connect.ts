@@ -1,24 +1,29 @@
 /**
- * `tenants.connect(id, { apiKey })`. Every step is recorded before the next external one, and every
- * step can be done again, so that a second call completes one that failed or whose process died:
+ * `tenants.connect(id, { apiKey })`, and the part `updateKey` shares with it. Every step is recorded
+ * before the next external one, and every step can be done again, so that a second call completes
+ * one that failed or whose process died:
  *
- * 1. checks (id, key shape, `health()`, scopes) write nothing;
+ * 1. checks (id, key shape, webhook URL, a disconnect not finished, the key the tenant met its 401
+ *    with, `health()`, scopes) write nothing;
  * 2. the intent is stored: the sealed key, the merchant, `connecting` for a new tenant (the merchant
- *    rule checked in the same transaction);
- * 3. the endpoint: the service's endpoints at `webhookUrl(id)` are matched with the secrets we
- *    hold; one we hold no secret for (a create whose answer was lost, a process killed before its
- *    secret was stored) is deleted; one we hold is reused; else one is registered and its secret
- *    stored at once (if storing fails, the endpoint is deleted);
+ *    rule checked in the same transaction). Another key for a tenant that has one begins a key
+ *    change instead (the same path as `updateKey`: `./key-change.ts`, run by `./rotate.ts`);
+ * 3. the endpoint (`./endpoints.ts`): the key's endpoints at `webhookUrl(id)` are matched with the
+ *    secrets we hold; one we hold no secret for is deleted; one we hold is reused; else one is
+ *    registered and its secret stored at once; one whose events changed goes once its replacement exists;
  * 4. `webhooks.test` to it (on failure, an endpoint registered by this call is deleted);
  * 5. the tenant becomes `active`.
  */
 import type { IntegrationClient } from '../client.ts';
-import { NotFoundError, WebhookLimitReachedError } from '../errors/index.ts';
 import { InvalidInputError } from '../errors/invalid-input-error.ts';
-import { TenantConnectError } from '../errors/tenant-errors.ts';
-import type { WebhookEndpoint } from '../schemas/index.ts';
+import { TenantConnectError, TenantKeyInvalidError } from '../errors/tenant-errors.ts';
+import type { Health } from '../schemas/health.ts';
 import { describeKey, endpointUrl, keyClient, type TenantsContext } from './context.ts';
+import { ensureEndpoint, removeEndpoint, retireEndpoints } from './endpoints.ts';
 import { tenantFromRecord } from './records.ts';
+import { runRotation } from './rotate.ts';
+import { RotationLease, rotationInProgress } from './rotation-lease.ts';
+import type { ConnectIntentResult, TenantRecord } from './store.ts';
 import { checkTenantId } from './tenant-id.ts';
 import type { ConnectInput, Tenant } from './types.ts';
 
@@ -28,36 +33,46 @@ export async function connectTenant(context: TenantsContext, id: string, input: 
     throw new InvalidInputError([{ path: 'allowSameMerchant', message: 'must be true or false' }]);
   }
   const client = keyClient(context, id, input?.apiKey);
-  const url = endpointUrl(context, id);
+  endpointUrl(context, id);
   await context.credentials.ready();
+  const existing = await context.store.get(id);
+  refuseWhileDisconnecting(id, existing?.status);
+  refuseKnownInvalidKey(context, existing, input.apiKey);
   const health = await describeKey(id, client);
+  return connectWithKey(context, id, { apiKey: input.apiKey, allowSameMerchant: input.allowSameMerchant === true }, health, client);
+}
 
-  const { store, credentials, clock } = context;
-  const existing = await store.get(id);
-  const keyChanged = existing === null || existing.apiKey === null || credentials.openApiKey(existing) !== input.apiKey;
-  const begun = await store.beginConnect({
+/** Step 1's refusal of a tenant whose disconnect did not finish: nothing is sent or written. */
+export function refuseWhileDisconnecting(id: string, status: string | undefined): void {
+  if (status !== 'disconnecting') return;
+  throw new TenantConnectError(
     id,
-    merchantId: health.merchant_id,
-    storeIds: [...health.store_ids],
-    scopes: [...health.scopes],
-    apiKey: credentials.sealApiKey(id, input.apiKey),
-    keyChanged,
-    allowSameMerchant: input.allowSameMerchant === true,
-    at: clock.now(),
-  });
-  if (begun.outcome === 'merchant_taken') {
-    throw new TenantConnectError(
-      id,
-      'merchant_taken',
-      `merchant ${health.merchant_id} is already connected as tenant ${JSON.stringify(begun.existingTenantId)}: one merchant, one set of credentials (pass { allowSameMerchant: true } for a second key of the same merchant, such as a test-store key); nothing was stored`,
-      { existingTenantId: begun.existingTenantId },
-    );
-  }
-  if (begun.outcome === 'merchant_mismatch') {
-    throw new TenantConnectError(id, 'merchant_mismatch', `the key belongs to merchant ${health.merchant_id}, but the tenant is connected to merchant ${begun.merchantId}: disconnect it first; nothing was stored`);
-  }
+    'disconnecting',
+    `a disconnect of this tenant began and did not finish: call tenants.disconnect(${JSON.stringify(id)}) to complete it (its endpoints deleted, credentials erased), then connect it; nothing was sent or stored`,
+  );
+}
 
-  const endpoint = await ensureEndpoint(context, client, id, url, begun.record.endpointId);
+/**
+ * Step 1's refusal of the very key the tenant met its 401 with (`key_invalid`): it is not sent
+ * again, not even for `health()`; the merchant has to give a new key.
+ */
+export function refuseKnownInvalidKey(context: TenantsContext, record: TenantRecord | null, apiKey: string): void {
+  if (record?.status !== 'key_invalid' || record.apiKey === null) return;
+  if (context.credentials.openApiKey(record) !== apiKey) return;
+  throw new TenantKeyInvalidError(record.id, tenantFromRecord(record).keyInvalidAt);
+}
+
+/**
+ * Steps 2 to 5 for a key `health()` described: the intent stored, then either the first endpoint
+ * (a new tenant, or the same key) or a key change (another key for a tenant that has one).
+ */
+export async function connectWithKey(context: TenantsContext, id: string, input: Required<ConnectInput>, health: Health, client: IntegrationClient): Promise<Tenant> {
+  const lease = new RotationLease(context.store, context.clock, id);
+  const begun = await storeIntent(context, id, input, health, lease);
+  if (begun.rotation !== null) return runRotation(context, id, begun.rotation, lease);
+
+  const { store, clock } = context;
+  const endpoint = await ensureEndpoint(context, client, id, endpointUrl(context, id), begun.record.endpointId, true);
   try {
     await client.webhooks.test(endpoint.id);
   } catch (error) {
@@ -66,68 +81,60 @@ export async function connectTenant(context: TenantsContext, id: string, input: 
   }
   const done = await store.finishConnect(id, endpoint.id, clock.now());
   if (done === null) throw new InvalidInputError([{ path: 'tenantId', message: 'was disconnected while it was being connected' }]);
+  await retireEndpoints(context, client, id, endpoint.stale);
   return tenantFromRecord(done);
 }
 
-const sameEvents = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((event) => b.includes(event));
-export const normalised = (url: string) => (URL.canParse(url) ? new URL(url).href : url);
-export const withoutQuery = (url: string) => (URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : '(not a URL)');
-
-/** Step 3: the tenant's endpoint, found by URL and held secret, or registered. */
-async function ensureEndpoint(context: TenantsContext, client: IntegrationClient, id: string, url: string, current: string | null): Promise<{ id: string; registeredNow: boolean }> {
-  const { store, credentials, clock, events } = context;
-  const held = new Set((await store.secrets(id)).map((secret) => secret.endpointId));
-  const endpoints = await client.webhooks.list();
-  const mine = endpoints.filter((endpoint) => normalised(endpoint.url) === url);
-  // Endpoints at our URL that we hold a secret for stay (two side by side during a secret rotation).
-  const usable = mine.filter((endpoint) => held.has(endpoint.id) && sameEvents(endpoint.events, events));
-  for (const endpoint of mine) if (!usable.includes(endpoint)) await removeEndpoint(context, client, id, endpoint.id);
-  // Secrets of endpoints the service no longer has.
-  for (const endpointId of held) if (!endpoints.some((endpoint) => endpoint.id === endpointId)) await store.deleteSecret(id, endpointId);
-  const reused = usable.find((endpoint) => endpoint.id === current) ?? usable.at(-1);
-  if (reused) return { id: reused.id, registeredNow: false };
-
-  let created;
-  try {
-    created = await client.webhooks.create({ url, events: [...events] });
-  } catch (error) {
-    if (error instanceof WebhookLimitReachedError) throw await endpointLimit(client, id, url, error);
-    throw error;
+/**
+ * Step 2: `beginConnect`, after completing an unfinished key change to the key now stored (another
+ * key may not replace it while its endpoint may deliver), and taking over a rotation whose process
+ * on this host is gone.
+ */
+async function storeIntent(context: TenantsContext, id: string, input: Required<ConnectInput>, health: Health, lease: RotationLease) {
+  const { store, credentials, clock } = context;
+  let replacing: string | undefined;
+  for (let attempt = 0; ; attempt++) {
+    const existing = await store.get(id);
+    const keyChanged = existing === null || existing.apiKey === null || credentials.openApiKey(existing) !== input.apiKey;
+    const begun: ConnectIntentResult = await store.beginConnect({
+      id,
+      merchantId: health.merchant_id,
+      storeIds: [...health.store_ids],
+      scopes: [...health.scopes],
+      apiKey: credentials.sealApiKey(id, input.apiKey),
+      keyChanged,
+      allowSameMerchant: input.allowSameMerchant,
+      at: clock.now(),
+      owner: lease.owner(),
+      ...(replacing === undefined ? {} : { replacing }),
+    });
+    switch (begun.outcome) {
+      case 'ok':
+        return begun;
+      case 'merchant_taken':
+        throw new TenantConnectError(
+          id,
+          'merchant_taken',
+          `merchant ${health.merchant_id} is already connected as tenant ${JSON.stringify(begun.existingTenantId)}: one merchant, one set of credentials (pass { allowSameMerchant: true } for a second key of the same merchant, such as a test-store key); nothing was stored`,
+          { existingTenantId: begun.existingTenantId },
+        );
+      case 'merchant_mismatch':
+        throw new TenantConnectError(id, 'merchant_mismatch', `the key belongs to merchant ${health.merchant_id}, but the tenant is connected to merchant ${begun.merchantId}: disconnect it first; nothing was stored`);
+      case 'disconnecting':
+        return refuseWhileDisconnecting(id, 'disconnecting') as never;
+      case 'in_progress':
+        replacing = RotationLease.goneOwner(begun.rotation);
+        if (replacing === undefined || attempt > 2) throw rotationInProgress(id, begun.rotation);
+        continue;
+      case 'key_change_pending':
+        if (attempt > 2) throw rotationInProgress(id, begun.rotation);
+        try {
+          await runRotation(context, id, begun.rotation, lease);
+        } catch (error) {
+          // The key it moved to was refused meanwhile (now key_invalid): its endpoints deliver nothing.
+          if (!(error instanceof TenantKeyInvalidError)) throw error;
+        }
+        continue;
+    }
   }
-  try {
-    await store.putSecret({ tenantId: id, endpointId: created.id, secret: credentials.sealSecret(id, created.id, created.secret), createdAt: clock.now() });
-  } catch (error) {
-    // Without its secret the endpoint is useless: it goes too (or the next connect removes it).
-    await client.webhooks.delete(created.id).catch(() => {});
-    throw error;
-  }
-  return { id: created.id, registeredNow: true };
-}
-
-/** Deletes an endpoint at the service; one already gone counts as deleted. */
-export async function deleteAtService(client: IntegrationClient, endpointId: string): Promise<void> {
-  try {
-    await client.webhooks.delete(endpointId);
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-  }
-}
-
-/** Deletes an endpoint at the service (gone already counts), then its secret. */
-export async function removeEndpoint(context: TenantsContext, client: IntegrationClient, id: string, endpointId: string): Promise<void> {
-  await deleteAtService(client, endpointId);
-  await context.store.deleteSecret(id, endpointId);
-}
-
-async function endpointLimit(client: IntegrationClient, id: string, url: string, cause: WebhookLimitReachedError): Promise<TenantConnectError> {
-  const endpoints: WebhookEndpoint[] = await client.webhooks.list().catch(() => []);
-  // Named without their query string, which may carry a receiver's token.
-  const foreign = endpoints.filter((endpoint) => normalised(endpoint.url) !== url).map((endpoint) => ({ id: endpoint.id, url: withoutQuery(endpoint.url) }));
-  const named = foreign.map((endpoint) => `${endpoint.id} (${endpoint.url})`).join(', ');
-  return new TenantConnectError(
-    id,
-    'endpoint_limit',
-    `the key's integration already has 5 webhook endpoints${foreign.length > 0 ? `, and these are not this tenant's: ${named}` : ''}; delete one, then connect again`,
-    { foreignEndpoints: foreign, cause },
-  );
 }

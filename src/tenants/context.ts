@@ -17,20 +17,24 @@ export interface TenantsContext extends TenantAccess {
   events: SubscribableEvent[];
   webhookUrl: (tenantId: string) => string;
   options: Pick<CreateTenantsOptions, 'baseUrl' | 'clientOptions'>;
+  /** The tenant's own client (`tenants.client(id)`): its stored key, read per call; a 401 marks it `key_invalid`. */
+  clientOf(tenantId: string): IntegrationClient;
 }
 
 /**
  * A client on a key given by the caller (connect, updateKey), paced by the tenant's budget. Its
  * shape is checked before anything is sent: `InvalidInputError` naming the rule, never the key.
+ * `budgetLine` names its line in the budget when it is not the tenant's (an old key, whose bucket
+ * is its own: the tenant's line stays on the tenant's key).
  */
-export function keyClient(context: TenantsContext, tenantId: string, apiKey: unknown): IntegrationClient {
+export function keyClient(context: TenantsContext, tenantId: string, apiKey: unknown, budgetLine: string = tenantId): IntegrationClient {
   if (typeof apiKey !== 'string' || apiKey === '') throw new InvalidInputError([{ path: 'apiKey', message: 'is missing: pass the key the merchant created (service_<key_id>_<secret>)' }]);
   try {
     return new IntegrationClient({
       ...context.options.clientOptions,
       apiKey,
       baseUrl: context.options.baseUrl,
-      rateLimit: context.budget.limiterFor(tenantId),
+      rateLimit: context.budget.limiterFor(budgetLine),
       clock: context.clock,
       ...(context.logger ? { logger: context.logger } : {}),
     });

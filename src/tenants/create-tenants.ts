@@ -104,13 +104,15 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     events,
     webhookUrl: options.webhookUrl,
     options: { baseUrl: options.baseUrl, clientOptions: options.clientOptions },
+    clientOf: (id) => clients.get(id, () => tenantClient(id, budget.limiterFor(id), context, context.options)),
   };
   let closed = false;
   const open = () => {
     if (closed) throw new ConfigurationError('This tenants registry is closed.');
   };
   // One change of a tenant at a time in this process: two connects of one id at once would each
-  // register an endpoint. (From several processes at once, as for webhooks.create, do not.)
+  // register an endpoint. (Across processes, a rotation or key change has an owner in the store;
+  // two first connects of one id at once, as two webhooks.create, are not guarded.)
   const busy = new Map<string, Promise<unknown>>();
   const oneAtATime = <T>(id: string, change: () => Promise<T>): Promise<T> => {
     const previous = busy.get(id) ?? Promise.resolve();
@@ -134,7 +136,7 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     },
     async disconnect(id) {
       open();
-      await oneAtATime(id, () => disconnectTenant(context, id));
+      return oneAtATime(id, () => disconnectTenant(context, id));
     },
     async get(id) {
       open();
@@ -162,17 +164,11 @@ export function createTenants(options: CreateTenantsOptions): Tenants {
     client(id) {
       open();
       checkTenantId(id);
-      return clients.get(id, () => tenantClient(id, budget.limiterFor(id), context, context.options));
+      return context.clientOf(id);
     },
     async rotateWebhookSecret(id) {
       open();
-      return oneAtATime(id, () =>
-        rotateTenantSecret(context, id, {
-          client: tenants.client(id),
-          // The receiver of createInbox({ tenants }) marks a secret the first time it verifies a delivery.
-          verifiedByReceiver: async (tenantId, endpointId) => (await store.secrets(tenantId)).some((secret) => secret.endpointId === endpointId && (secret.verifiedAt ?? null) !== null),
-        }),
-      );
+      return oneAtATime(id, () => rotateTenantSecret(context, id));
     },
     async rekey() {
       open();

@@ -5,17 +5,19 @@
  * `integration-sdk/tenants/postgres`) so that a driver loads only when imported.
  */
 export { createTenants } from './create-tenants.ts';
-export type { ConnectInput, CreateTenantsOptions, EncryptionKeyOption, ListTenantsOptions, RekeyResult, Tenant, Tenants } from './types.ts';
+export type { ConnectInput, CreateTenantsOptions, DisconnectResult, EncryptionKeyOption, ListTenantsOptions, RekeyResult, Tenant, Tenants } from './types.ts';
 export { tenantIdProblem, MAX_TENANT_ID_LENGTH } from './tenant-id.ts';
 export { tenantStoreConformance } from './conformance.ts';
 export type { ConformanceTestApi } from '../storage/conformance-api.ts';
 export type {
   ConnectIntent,
   ConnectIntentResult,
-  KeyReplacement,
+  RotationClaim,
   SealedValueRef,
   TenantListRequest,
   TenantRecord,
+  TenantRotationKind,
+  TenantRotationOwner,
   TenantRotationRecord,
   TenantRotationStep,
   SecretChanges,

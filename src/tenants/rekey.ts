@@ -1,4 +1,5 @@
 import type { TenantsContext } from './context.ts';
+import type { SealedValueRef } from './store.ts';
 import type { RekeyResult } from './types.ts';
 
 const PAGE = 200;
@@ -14,7 +15,7 @@ export async function rekeyTenants(context: TenantsContext): Promise<RekeyResult
   await credentials.ready();
   let resealed = 0;
   let unchanged = 0;
-  let after: { tenantId: string; endpointId: string | null } | null = null;
+  let after: SealedValueRef | null = null;
   for (;;) {
     const page = await store.sealedValues(after, PAGE);
     for (const value of page) {

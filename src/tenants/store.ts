@@ -73,7 +73,7 @@ export interface SecretChanges {
 /** The store keeps at least this many latest changes; a reader further behind forgets every tenant. */
 export const SECRET_CHANGES_KEPT = 10_000;
 
-/** `beginConnect`: the tenant as `health()` described its key, and the sealed key. */
+/** `beginConnect` (and `updateKey`): the tenant as `health()` described its key, and the sealed key. */
 export interface ConnectIntent {
   id: string;
   merchantId: string;
@@ -84,55 +84,102 @@ export interface ConnectIntent {
   keyChanged: boolean;
   allowSameMerchant: boolean;
   at: number;
+  /** The calling operation, as the owner of the key change it begins or resumes (see {@link TenantStore.beginConnect}). */
+  owner: TenantRotationOwner;
+  /** The token of a rotation owner known to be gone (its process on this host no longer exists): its lease is taken even unexpired. */
+  replacing?: string;
 }
 
 /**
- * What `beginConnect` did: wrote the intent (`ok`), or wrote nothing because another tenant id holds
- * the merchant (`merchant_taken`) or the tenant is connected to another merchant (`merchant_mismatch`).
+ * What `beginConnect` did:
+ * - `ok`: wrote the intent; `rotation` is the key change this call now owns (begun or resumed), or
+ *   `null` when there is none to run (a new tenant, or the same key);
+ * - `key_change_pending`: wrote only the claim of an unfinished key change to the key now stored
+ *   (`rotation`, owned by the caller from now on), which must be completed before another key replaces it;
+ * - nothing written: another tenant id holds the merchant (`merchant_taken`), the tenant is
+ *   connected to another merchant (`merchant_mismatch`), a disconnect of it did not finish
+ *   (`disconnecting`), or a rotation of it is under way and its owner's lease holds (`in_progress`).
  */
 export type ConnectIntentResult =
-  | { outcome: 'ok'; record: TenantRecord }
+  | { outcome: 'ok'; record: TenantRecord; rotation: TenantRotationRecord | null }
+  | { outcome: 'key_change_pending'; record: TenantRecord; rotation: TenantRotationRecord }
   | { outcome: 'merchant_taken'; existingTenantId: string }
-  | { outcome: 'merchant_mismatch'; merchantId: string };
+  | { outcome: 'merchant_mismatch'; merchantId: string }
+  | { outcome: 'disconnecting' }
+  | { outcome: 'in_progress'; rotation: TenantRotationRecord };
 
-/** `replaceKey`: a new key for a tenant that is `active` or `key_invalid`. */
-export interface KeyReplacement {
-  id: string;
-  apiKey: string;
-  scopes: string[];
-  storeIds: string[];
-  at: number;
-}
-
-/** A sealed value as `rekey` walks them: the tenant's key, or one of its secrets. */
+/**
+ * A sealed value as `rekey` walks them: the tenant's key, one of its secrets, or the key of an
+ * unfinished key change's old endpoint (`retiring`).
+ */
 export interface SealedValueRef {
   tenantId: string;
-  /** `null` for the API key; the endpoint id for a webhook secret. */
+  /** `null` for an API key (the tenant's, or with `retiring` the old one); the endpoint id for a webhook secret. */
   endpointId: string | null;
   sealed: string;
+  /** The old key a key change keeps until its endpoint is deleted ({@link TenantRotationRecord.retiringKey}). */
+  retiring?: true;
 }
 
 /**
- * Where a webhook secret rotation (`tenants.rotateWebhookSecret`) stands, recorded before each of
- * its external steps so that a second call resumes it:
- * - `registering`: a second endpoint is being registered at the tenant's URL (its secret is stored
+ * Where a rotation stands, recorded before each of its external steps so that a second call
+ * resumes it:
+ * - `registering`: a new endpoint is being registered at the tenant's URL (its secret is stored
  *   as soon as the service answers);
- * - `verifying`: the new endpoint (`newEndpointId`, its secret stored) is sent `webhooks.test` until
- *   a receiver verified it with the new secret;
+ * - `verifying`: the new endpoint (`newEndpointId`, its secret stored) is sent `webhooks.test`
+ *   (for a secret rotation, until a receiver verified it with the new secret);
  * - `retiring`: the tenant's deliveries go to the new endpoint; the old one is being deleted, then its secret.
  */
 export type TenantRotationStep = 'registering' | 'verifying' | 'retiring';
 
-/** A rotation under way (one per tenant at most): endpoint ids only, never a secret. */
+/**
+ * What a rotation moves the tenant's deliveries for:
+ * - `secret`: a new webhook secret (`rotateWebhookSecret`): both endpoints are the tenant key's;
+ * - `key`: a new API key (`updateKey`, or `connect` with another key): endpoints belong to the key
+ *   that registered them (spec 4.5), so the new endpoint is registered with the new key and the old
+ *   one deleted with the old key ({@link TenantRotationRecord.retiringKey}).
+ */
+export type TenantRotationKind = 'secret' | 'key';
+
+/**
+ * Who runs a rotation: one call (its `token`), in a process (`host`, `pid`), whose lease holds until
+ * `leaseUntil` and is renewed while it runs. Another call takes it over once the lease expired, or
+ * at once when the process on this host is gone.
+ */
+export interface TenantRotationOwner {
+  token: string;
+  host: string;
+  pid: number;
+  leaseUntil: number;
+}
+
+/** A rotation under way (one per tenant at most): endpoint ids, and the old key sealed, never in clear. */
 export interface TenantRotationRecord {
   tenantId: string;
+  kind: TenantRotationKind;
   step: TenantRotationStep;
-  /** The endpoint being replaced. */
+  /** The endpoint being replaced (`''` when a key change found none recorded: a connect that never finished). */
   oldEndpointId: string;
   /** The endpoint replacing it, once registered (`verifying` and `retiring`). */
   newEndpointId: string | null;
+  /**
+   * `kind: 'key'`: the old API key, sealed as the tenant's key is, kept to delete the old key's
+   * endpoints; `null` when that key was already refused (`key_invalid`: its endpoints deliver
+   * nothing, and it is never sent again). Always `null` for a secret rotation.
+   */
+  retiringKey: string | null;
+  /** The call running it; `null` once that call stopped (a failure), for the next call to take. */
+  owner: TenantRotationOwner | null;
   startedAt: number;
   updatedAt: number;
+}
+
+/** `claimRotation`: the caller's ownership, and a gone owner it may replace. */
+export interface RotationClaim {
+  owner: TenantRotationOwner;
+  at: number;
+  /** The token of an owner known to be gone (its process on this host no longer exists). */
+  replacing?: string;
 }
 
 export interface TenantListRequest {
@@ -152,10 +199,21 @@ export interface TenantStore {
   /** Counts by status (for `doctor --tenants`). */
   countByStatus(): Promise<Partial<Record<TenantStatus, number>>>;
   /**
-   * Atomically: refuses (writing nothing) when another tenant id that is not `disconnected` has the
-   * same merchant and neither may share it, or when this tenant is connected to another merchant;
-   * else records the intent: a new or `disconnected` tenant becomes `connecting`; any other keeps its
-   * status. The key, scopes and stores are replaced; the key generation grows when `keyChanged`.
+   * Atomically, in this order: refuses (writing nothing) when this tenant is connected to another
+   * merchant, when another tenant id that is not `disconnected` has the same merchant and neither
+   * may share it, when the tenant is `disconnecting`, or when a rotation of it is under way whose
+   * owner is another call with an unexpired lease (unless `replacing` names it). Then:
+   * - a new or `disconnected` tenant becomes `connecting`;
+   * - a new key (`keyChanged`) for any other tenant begins a key change (a `key` rotation at
+   *   `registering`, owned by `intent.owner`, the tenant `rotatingSince`), keeping the old key sealed
+   *   as its `retiringKey` (`null` if it was `key_invalid`) and its endpoint as `oldEndpointId`; a
+   *   rotation under way is folded into it (a secret rotation's endpoints are the old key's; a key
+   *   change's retiring key stays when the key it was changing to is `key_invalid`). When that key
+   *   is not known invalid, the unfinished key change is claimed instead and `key_change_pending`
+   *   returned, nothing else written. A `key_invalid` tenant becomes `active` (or `connecting`
+   *   if it never finished connecting), `keyInvalidAt` cleared;
+   * - the same key keeps the status, and an unfinished key change is claimed and returned.
+   * The key, scopes and stores are replaced; the key generation grows when `keyChanged`.
    */
   beginConnect(intent: ConnectIntent): Promise<ConnectIntentResult>;
   /** `connecting`, `active` or `key_invalid` → `active`: the endpoint in use, `connectedAt` set once, `keyInvalidAt` cleared. */
@@ -186,13 +244,9 @@ export interface TenantStore {
    */
   secretChanges(after: number, limit: number): Promise<SecretChanges>;
   /**
-   * A new key for an `active` or `key_invalid` tenant: it becomes `active`, `keyInvalidAt` is
-   * cleared, the generation grows. `null` (nothing written) in any other status.
-   */
-  replaceKey(replacement: KeyReplacement): Promise<TenantRecord | null>;
-  /**
-   * `active` → `key_invalid` at `at`, only while the stored key is of `keyGeneration` (a 401 met
-   * with a key already replaced changes nothing). Whether it changed the record.
+   * `active` or `connecting` → `key_invalid` at `at`, only while the stored key is of
+   * `keyGeneration` (a 401 met with a key already replaced changes nothing). Whether it changed the
+   * record (a numbered change when it did).
    */
   markKeyInvalid(id: string, keyGeneration: number, at: number): Promise<boolean>;
   /** Any status but `disconnected` → `disconnecting`; `null` for an unknown or disconnected tenant. */
@@ -202,20 +256,34 @@ export interface TenantStore {
   /** The tenant's rotation under way, or `null`. */
   rotation(tenantId: string): Promise<TenantRotationRecord | null>;
   /**
-   * Records a rotation's start (`registering`, replacing `oldEndpointId`) unless one is already
-   * under way for the tenant; returns the one under way either way. A start also sets the tenant's
-   * `rotatingSince` and numbers the change (`secretChanges`), in the same transaction.
+   * Records the start of a secret rotation (`registering`, replacing `oldEndpointId`, owned by
+   * `owner`) unless one is already under way for the tenant; returns the one under way either way
+   * (compare its owner's token). A start also sets the tenant's `rotatingSince` and numbers the
+   * change (`secretChanges`), in the same transaction.
    */
-  beginRotation(tenantId: string, oldEndpointId: string, at: number): Promise<TenantRotationRecord>;
-  /** Moves the tenant's rotation to `step` (with the new endpoint from `verifying` on); `null` when none is under way. */
-  advanceRotation(tenantId: string, step: TenantRotationStep, newEndpointId: string | null, at: number): Promise<TenantRotationRecord | null>;
+  beginRotation(tenantId: string, oldEndpointId: string, at: number, owner: TenantRotationOwner): Promise<TenantRotationRecord>;
   /**
-   * The rotation is over: its record goes and `rotatingSince` is cleared (a numbered change), in one
-   * transaction. `finishDisconnect` drops a rotation too.
+   * Takes the rotation under way for `claim.owner` when it has no owner, its owner's lease ended
+   * (`leaseUntil` ≤ `at`), its owner is the same token, or its owner's token is `claim.replacing`.
+   * Returns the rotation as it is afterwards (its owner says who holds it), or `null` when none is under way.
    */
-  finishRotation(tenantId: string): Promise<void>;
-  /** Every sealed value, in a stable order, after `after` (a cursor made of the last one's tenant and endpoint). */
-  sealedValues(after: { tenantId: string; endpointId: string | null } | null, limit: number): Promise<SealedValueRef[]>;
+  claimRotation(tenantId: string, claim: RotationClaim): Promise<TenantRotationRecord | null>;
+  /** Extends the lease of the rotation's owner `token` to `leaseUntil`; `false` when it no longer owns it. */
+  renewRotation(tenantId: string, token: string, leaseUntil: number): Promise<boolean>;
+  /** The owner `token` stops (a failure): the rotation stays, without an owner, for the next call. */
+  releaseRotation(tenantId: string, token: string): Promise<void>;
+  /**
+   * Moves the tenant's rotation to `step` (with the new endpoint from `verifying` on), if `token`
+   * owns it; `null` when none is under way or another call owns it.
+   */
+  advanceRotation(tenantId: string, step: TenantRotationStep, newEndpointId: string | null, at: number, token: string): Promise<TenantRotationRecord | null>;
+  /**
+   * The rotation owned by `token` is over: its record goes and `rotatingSince` is cleared (a
+   * numbered change), in one transaction. Whether it was `token`'s. `finishDisconnect` drops a rotation too.
+   */
+  finishRotation(tenantId: string, token: string): Promise<boolean>;
+  /** Every sealed value (keys, secrets, retiring keys), in a stable order, after `after` (the last one returned). */
+  sealedValues(after: SealedValueRef | null, limit: number): Promise<SealedValueRef[]>;
   /** Replaces one sealed value if it is still `previous` (another process may have moved it). */
   reseal(ref: SealedValueRef, next: string): Promise<boolean>;
   /** A small named value of the store's own (the encryption key check). */

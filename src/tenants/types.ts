@@ -83,6 +83,23 @@ export interface ListTenantsOptions {
   status?: TenantStatus | readonly TenantStatus[];
 }
 
+/**
+ * What `disconnect(id)` did: the tenant as it is now (`disconnected`), and the endpoints it could
+ * not delete at the service because the key that owns them is refused (`key_invalid`, or a 401
+ * now): they deliver nothing (the merchant's revoked key took them out of service); if the
+ * platform still lists them, delete them with a valid key of the merchant.
+ *
+ * @example
+ * ```ts
+ * const { endpointsLeft } = await tenants.disconnect('loja-42');
+ * if (endpointsLeft.length > 0) console.log(`not deleted (the key was revoked): ${endpointsLeft.join(', ')}`);
+ * ```
+ */
+export interface DisconnectResult {
+  tenant: Tenant;
+  endpointsLeft: string[];
+}
+
 /** What `rekey()` did. */
 export interface RekeyResult {
   /** Values moved to `encryptionKey.current`. */
@@ -116,6 +133,11 @@ export interface Tenants {
   connect(id: string, input: ConnectInput): Promise<Tenant>;
   /**
    * A new key for a connected tenant (same merchant, checked with `health()`); clears `key_invalid`.
+   * Endpoints belong to the key that registered them, so the tenant's endpoint moves to the new
+   * key: registered (or found) under it and tested, then the old key's endpoint deleted with the old
+   * key (unless that key is refused: it delivers nothing), then the old secret dropped; both secrets
+   * are held meanwhile and the inbox runs each event once. `connect` with another key does the same.
+   * Calling it again completes one that stopped.
    *
    * @example
    * ```ts
@@ -125,14 +147,15 @@ export interface Tenants {
   updateKey(id: string, apiKey: string): Promise<Tenant>;
   /**
    * Deletes its endpoints and erases its credentials; the record stays as `disconnected`. Calling it
-   * again completes an interrupted one.
+   * again completes an interrupted one. A key known refused is not sent: the endpoints it owns are
+   * named in `endpointsLeft` (they deliver nothing).
    *
    * @example
    * ```ts
-   * await tenants.disconnect('loja-42');
+   * const { endpointsLeft } = await tenants.disconnect('loja-42');
    * ```
    */
-  disconnect(id: string): Promise<void>;
+  disconnect(id: string): Promise<DisconnectResult>;
   /**
    * The tenant, or `null` for an id never connected.
    *

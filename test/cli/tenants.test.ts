@@ -2,8 +2,11 @@
 // with many merchants: keys from the environment only, records printed, never a key or a secret.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createTenants } from 'integration-sdk/tenants';
+import { sqliteTenantStore } from 'integration-sdk/tenants/sqlite';
 import { tempDir } from '../inbox/support/temp-dir.ts';
-import { startReceiver, startSandbox } from '../e2e/helpers.ts';
+import { onCleanup, startReceiver, startSandbox } from '../e2e/helpers.ts';
+import { connectedClient, RedisServer, skipRedis } from '../redis/redis-server.ts';
 import { runCli, type CliResult } from './helpers.ts';
 
 const dir = tempDir('cli-tenants');
@@ -71,6 +74,10 @@ describe('integration-sdk tenants', () => {
     expect(updated.code).toBe(0);
     expect(updated.stdout).toMatch(/^Updated the key of loja-a: active/);
     expectNoSecret(updated, [next.apiKey]);
+    // The tenant's endpoint moved to the new key (endpoints belong to the key that registered them).
+    const moved = JSON.parse((await runCli(['tenants', 'list', '--json'], { env })).stdout.trim().split('\n')[0]!);
+    const seen = await sandbox.handle(new Request(`${sandbox.url}/integration/v1/webhooks`, { headers: { 'x-api-key': next.apiKey } }));
+    expect(((await seen.json()) as { data: Array<{ id: string }> }).data.map((endpoint) => endpoint.id)).toEqual([moved.endpointId]);
 
     const newKey = encryptionKey();
     const rekeyed = await runCli(['tenants', 'rekey'], { env: { ...env, INTEGRATION_TENANTS_KEY: newKey, INTEGRATION_TENANTS_PREVIOUS_KEYS: key } });
@@ -83,6 +90,56 @@ describe('integration-sdk tenants', () => {
     expect(disconnected.code).toBe(0);
     const after = await runCli(['tenants', 'list', '--status', 'disconnected'], { env: { ...env, INTEGRATION_TENANTS_KEY: newKey } });
     expect(after.stdout).toMatch(/^loja-b: disconnected/);
+  }, 60_000);
+
+  it('disconnect checks the webhook URL before recording anything, and for a key_invalid tenant sends nothing and names the endpoint left', async () => {
+    const sandbox = await startSandbox({ merchants: [{}, {}] });
+    const [a, b] = sandbox.merchants;
+    const env = { INTEGRATION_BASE_URL: sandbox.url, INTEGRATION_TENANTS: `${dir.path}/disconnect.db`, INTEGRATION_TENANTS_KEY: encryptionKey() };
+    const withUrl = { ...env, INTEGRATION_TENANTS_WEBHOOK_URL: 'https://erp.example.com/integration/{tenant}' };
+    await runCli(['tenants', 'connect', 'loja-a'], { env: { ...withUrl, INTEGRATION_API_KEY: a!.keys[0]!.apiKey } });
+    const b1 = JSON.parse((await runCli(['tenants', 'connect', 'loja-b', '--json'], { env: { ...withUrl, INTEGRATION_API_KEY: b!.keys[0]!.apiKey } })).stdout);
+
+    // No webhook URL: refused before the disconnect is recorded; the tenant stays active, and a retry with the URL completes.
+    const noUrl = await runCli(['tenants', 'disconnect', 'loja-a'], { env });
+    expect(noUrl).toMatchObject({ code: 2, stderr: expect.stringMatching(/No webhook URL: pass --webhook-url/) });
+    expect((await runCli(['tenants', 'list', '--status', 'active'], { env })).stdout).toMatch(/^loja-a: active/m);
+    expect((await runCli(['tenants', 'disconnect', 'loja-a'], { env: withUrl })).stdout).toMatch(/^Disconnected loja-a: its endpoints were deleted and its credentials erased\./);
+
+    // A revoked key: doctor meets the 401 (key_invalid); disconnect then needs no URL, sends nothing, names the endpoint.
+    sandbox.revokeKey(b!.keys[0]!.apiKey);
+    await runCli(['doctor'], { env: withUrl });
+    const disconnected = await runCli(['tenants', 'disconnect', 'loja-b', '--json'], { env });
+    expect(disconnected.code).toBe(0);
+    expect(JSON.parse(disconnected.stdout)).toEqual({ id: 'loja-b', status: 'disconnected', endpointsLeft: [b1.endpointId] });
+    const text = await runCli(['tenants', 'list', '--status', 'disconnected'], { env });
+    expect(text.stdout).toMatch(/^loja-b: disconnected/m);
+  }, 60_000);
+
+  it.skipIf(skipRedis)('doctor --tenants shows the egress use of every process on the shared Redis, and without Redis says it cannot', async () => {
+    const sandbox = await startSandbox({ merchants: [{}] });
+    const server = await RedisServer.start();
+    onCleanup(() => server.stop());
+    const redis = await connectedClient(server.url);
+    onCleanup(() => redis.close());
+    const path = `${dir.path}/egress.db`;
+    const key = encryptionKey();
+    const env = { INTEGRATION_BASE_URL: sandbox.url, INTEGRATION_TENANTS: path, INTEGRATION_TENANTS_KEY: key, INTEGRATION_TENANTS_WEBHOOK_URL: 'https://erp.example.com/integration/{tenant}' };
+    // Another process of the integration, on the shared Redis, sends 12 requests.
+    const running = createTenants({ store: sqliteTenantStore({ path }), encryptionKey: key, baseUrl: sandbox.url, webhookUrl: (id) => `https://erp.example.com/integration/${id}`, redis, egress: { id: 'nat-a' } });
+    onCleanup(() => running.close());
+    await running.connect('loja-a', { apiKey: sandbox.merchants[0]!.keys[0]!.apiKey });
+    for (let call = 0; call < 7; call++) await running.client('loja-a').health();
+
+    const shared = await runCli(['doctor', '--json', '--max-tenants', '0', '--egress-id', 'nat-a'], { env: { ...env, INTEGRATION_REDIS_URL: server.url } });
+    const egress = (JSON.parse(shared.stdout).checks as Array<{ check: string; detail: string }>).find((check) => check.check === 'egress budget')!;
+    expect(egress.detail).toMatch(/^every process on the shared Redis, last minutes: /);
+    const counted = [...egress.detail.matchAll(/ (\d+)\/min/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(counted).toBeGreaterThanOrEqual(12); // connect's 5 and the 7 calls (a minute may have turned meanwhile: summed)
+
+    const alone = await runCli(['doctor', '--json', '--max-tenants', '0'], { env });
+    const own = (JSON.parse(alone.stdout).checks as Array<{ check: string; detail: string }>).find((check) => check.check === 'egress budget')!;
+    expect(own.detail).toMatch(/^use not shown: without Redis each process counts only its own requests; pass --redis <url>/);
   }, 60_000);
 
   it('never takes a key as an argument, and says what is missing', async () => {

@@ -181,9 +181,27 @@ describe('client and a revoked key', () => {
     expect(invalid).toEqual(['loja-a']);
 
     const next = world.sandbox.addKey(a!.merchantId);
-    expect(await here.updateKey('loja-a', next.apiKey)).toMatchObject({ status: 'active', keyInvalidAt: null });
+    const updated = await here.updateKey('loja-a', next.apiKey);
+    expect(updated).toMatchObject({ status: 'active', keyInvalidAt: null });
     expect((await there.client('loja-a').health()).merchant_id).toBe(a!.merchantId);
-    expect(requestsOf(world.proxy, next.apiKey)).toEqual(['GET /health', 'GET /health']);
+    // The new key is checked, then registers the tenant's endpoint (endpoints belong to a key) and tests it; the revoked key is not sent.
+    expect(requestsOf(world.proxy, next.apiKey)).toEqual(['GET /health', 'GET /webhooks', 'GET /webhooks', 'POST /webhooks', `POST /webhooks/${updated.endpointId}/test`, 'GET /health']);
+    expect(requestsOf(world.proxy, a!.keys[0]!.apiKey).slice(before)).toEqual(['GET /orders/5f4b1c2a-0000-4000-8000-000000000001']);
+  });
+
+  it('a tenant whose connect did not finish meets a 401 once too: key_invalid, and its next calls send nothing', async () => {
+    const world = await startWorld();
+    const tenants = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    world.proxy.fault = (request) => (request.method === 'POST' && request.path.endsWith('/webhooks') ? 'answer500' : undefined);
+    await rejectionOf(tenants.connect('loja-a', { apiKey }));
+    world.proxy.fault = undefined;
+    expect((await tenants.get('loja-a'))?.status).toBe('connecting');
+    world.sandbox.revokeKey(apiKey);
+    const before = requestsOf(world.proxy, apiKey).length;
+    for (let call = 0; call < 5; call++) expect(await rejectionOf(tenants.client('loja-a').health())).toBeInstanceOf(TenantKeyInvalidError);
+    expect(requestsOf(world.proxy, apiKey).slice(before)).toEqual(['GET /health']);
+    expect(await tenants.get('loja-a')).toMatchObject({ status: 'key_invalid', keyInvalidAt: expect.any(String), connectedAt: null });
   });
 
   it('a call waiting for a token when another process met the 401 is refused once granted, not sent', async () => {

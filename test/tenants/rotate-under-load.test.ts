@@ -1,6 +1,7 @@
 // Rotation under load (tenants.md, "What tests must show"): two merchants' orders are created and
 // change status continuously while one tenant's secret is rotated, first by a process SIGKILLed
-// between the steps, then completed by a second call. The receiver is the multi-tenant inbox on a
+// between the steps, then completed by a second call; or while its key is changed (updateKey: the
+// endpoint moves to the new key, both endpoints delivering during the overlap). The receiver is the multi-tenant inbox on a
 // real socket and SQLite file. Every event is handled exactly once, none is lost, every delivery
 // is answered 2xx, and the old endpoint is gone at the end.
 import { once } from 'node:events';
@@ -95,28 +96,58 @@ function startLoad(sandbox: Awaited<ReturnType<typeof startSandbox>>, merchants:
   };
 }
 
+/** A worker recording each event it runs, as `<tenant> <event> <order> [<previous>><status>]`. */
+function startHandling(inbox: ReturnType<typeof createInbox>): string[] {
+  const handled: string[] = [];
+  const worker = inbox.startWorker({
+    concurrency: 4,
+    pollMs: 20,
+    handlers: {
+      'order.created': async (event, ctx) => void handled.push(`${ctx.tenant} order.created ${event.data.order_id}`),
+      'order.status_changed': async (event, ctx) =>
+        void handled.push(`${ctx.tenant} order.status_changed ${event.data.order_id} ${event.data.previous_status}>${event.data.status}`),
+      'webhook.test': async () => {},
+    },
+  });
+  onCleanup(() => worker.stop());
+  return handled;
+}
+
+/**
+ * The load stopped and drained: every event handled exactly once for both tenants, none lost, no
+ * answer but 2xx to any delivery of any endpoint; the entries of `tenant` (the overlap was real:
+ * some came through both endpoints, the copies stored, never run).
+ */
+async function expectEachEventOnce(world: Awaited<ReturnType<typeof loadWorld>>, load: ReturnType<typeof startLoad>, handled: string[], tenant: string): Promise<InboxEntry[]> {
+  const { sandbox, inbox, answers } = world;
+  await load.stop();
+  await sandbox.idle();
+  await expect.poll(async () => handled.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(load.expected.length);
+  await expect.poll(async () => {
+    const stats = await inbox.stats();
+    return stats.pending + stats.processing;
+  }, { timeout: 30_000 }).toBe(0);
+  expect([...handled].sort()).toEqual([...load.expected].sort());
+  expect(answers.filter((answer) => answer.status < 200 || answer.status > 299)).toEqual([]);
+  expect(sandbox.deliveries().filter((delivery) => delivery.status !== 'delivered')).toEqual([]);
+  const entries: InboxEntry[] = [];
+  for await (const entry of inbox.entries({ tenant })) entries.push(entry);
+  expect(entries.filter((entry) => entry.copyOf).length).toBeGreaterThan(0);
+  return entries;
+}
+
 describe('a secret rotated under load', () => {
   for (const [step, method, pathEnd] of [
     ['verifying', 'POST', '/test'],
     ['retiring', 'DELETE', ''],
   ] as const) {
     it(`handles every event once and answers every delivery 2xx, the rotation killed while ${step} and completed by a second call`, async () => {
-      const { sandbox, proxy, tenants, inbox, answers, world } = await loadWorld();
+      const loaded = await loadWorld();
+      const { sandbox, proxy, tenants, inbox, world } = loaded;
       const [a, b] = sandbox.merchants;
       const before = await tenants.connect('loja-a', { apiKey: a!.keys[0]!.apiKey });
       await tenants.connect('loja-b', { apiKey: b!.keys[0]!.apiKey });
-      const handled: string[] = [];
-      const worker = inbox.startWorker({
-        concurrency: 4,
-        pollMs: 20,
-        handlers: {
-          'order.created': async (event, ctx) => void handled.push(`${ctx.tenant} order.created ${event.data.order_id}`),
-          'order.status_changed': async (event, ctx) =>
-            void handled.push(`${ctx.tenant} order.status_changed ${event.data.order_id} ${event.data.previous_status}>${event.data.status}`),
-          'webhook.test': async () => {},
-        },
-      });
-      onCleanup(() => worker.stop());
+      const handled = startHandling(inbox);
 
       const load = startLoad(sandbox, [
         { tenant: 'loja-a', storeId: a!.storeIds[0]! },
@@ -136,24 +167,7 @@ describe('a secret rotated under load', () => {
       // Orders kept flowing during the whole rotation, and go on after it.
       expect(load.changes).toBeGreaterThan(atKill);
       await expect.poll(() => load.changes).toBeGreaterThan(load.changes + 20);
-      await load.stop();
-      await sandbox.idle();
-      await expect.poll(async () => handled.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(load.expected.length);
-      await expect.poll(async () => {
-        const stats = await inbox.stats();
-        return stats.pending + stats.processing;
-      }, { timeout: 30_000 }).toBe(0);
-
-      // Every event exactly once, none lost, for both tenants.
-      expect([...handled].sort()).toEqual([...load.expected].sort());
-      // No answer but 2xx, to any delivery of any endpoint, the old and the new one included.
-      expect(answers.filter((answer) => answer.status < 200 || answer.status > 299)).toEqual([]);
-      expect(sandbox.deliveries().filter((delivery) => delivery.status !== 'delivered')).toEqual([]);
-      // The overlap was real: events of loja-a came through both endpoints, the copies stored, never run.
-      const entries: InboxEntry[] = [];
-      for await (const entry of inbox.entries({ tenant: 'loja-a' })) entries.push(entry);
-      const copies = entries.filter((entry) => entry.copyOf);
-      expect(copies.length).toBeGreaterThan(0);
+      const entries = await expectEachEventOnce(loaded, load, handled, 'loja-a');
       expect(new Set(entries.map((entry) => entry.verifiedBy))).toEqual(new Set([before.endpointId, after.endpointId]));
       // The old endpoint is gone, and its secret with it.
       const endpoints = await new IntegrationClient({ apiKey: a!.keys[0]!.apiKey, baseUrl: sandbox.url }).webhooks.list();
@@ -161,4 +175,32 @@ describe('a secret rotated under load', () => {
       expect((await tenantsInternals(tenants)!.secretsFor('loja-a'))!.map((secret) => secret.endpointId)).toEqual([after.endpointId]);
     }, 120_000);
   }
+});
+
+describe('a key changed under load', () => {
+  it('updateKey while the old key works: every event handled once and answered 2xx through the overlap; the old key\'s endpoint gone, the new key\'s the only one', async () => {
+    const loaded = await loadWorld();
+    const { sandbox, tenants, inbox } = loaded;
+    const [a, b] = sandbox.merchants;
+    const old = a!.keys[0]!.apiKey;
+    const before = await tenants.connect('loja-a', { apiKey: old });
+    await tenants.connect('loja-b', { apiKey: b!.keys[0]!.apiKey });
+    const handled = startHandling(inbox);
+    const load = startLoad(sandbox, [
+      { tenant: 'loja-a', storeId: a!.storeIds[0]! },
+      { tenant: 'loja-b', storeId: b!.storeIds[0]! },
+    ]);
+    await expect.poll(() => load.changes).toBeGreaterThan(20);
+    const next = sandbox.addKey(a!.merchantId).apiKey;
+
+    const after = await tenants.updateKey('loja-a', next);
+
+    await expect.poll(() => load.changes).toBeGreaterThan(load.changes + 20);
+    const entries = await expectEachEventOnce(loaded, load, handled, 'loja-a');
+    expect(new Set(entries.map((entry) => entry.verifiedBy))).toEqual(new Set([before.endpointId, after.endpointId]));
+    const listed = async (apiKey: string) => (await new IntegrationClient({ apiKey, baseUrl: sandbox.url }).webhooks.list()).map((endpoint) => endpoint.id);
+    expect(await listed(old)).toEqual([]);
+    expect(await listed(next)).toEqual([after.endpointId]);
+    expect((await tenantsInternals(tenants)!.secretsFor('loja-a'))!.map((secret) => secret.endpointId)).toEqual([after.endpointId]);
+  }, 120_000);
 });

@@ -117,6 +117,50 @@ describe('rotateWebhookSecret', { timeout: 60_000 }, () => {
     expect((await tenantsInternals(tenants)!.secretsFor('loja-1'))!.map((secret) => secret.endpointId)).toEqual([after.endpointId]);
   });
 
+  it('two rotations of one tenant at once (two processes): the second is refused as in progress and registers nothing; one endpoint remains', async () => {
+    const world = await startWorld();
+    const here = world.tenants();
+    const there = world.tenants(); // another process's registry on the same file
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    const before = await here.connect('loja-1', { apiKey });
+    const first = here.rotateWebhookSecret('loja-1');
+    // The first call owns the rotation from its first step on (it then waits for receivers).
+    while ((await tenantsInternals(here)!.rotationFor('loja-1')) === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await rejectionOf(there.rotateWebhookSecret('loja-1'));
+    expect(second).toBeInstanceOf(TenantRotationError);
+    expect(second).toMatchObject({ reason: 'in_progress', tenantId: 'loja-1' });
+    expect((second as Error).message).toMatch(/webhook secret rotation of this tenant is under way by process \d+/);
+    // So are a connect and a disconnect of it from elsewhere meanwhile.
+    expect(await rejectionOf(there.connect('loja-1', { apiKey }))).toMatchObject({ reason: 'in_progress' });
+    expect(await rejectionOf(there.disconnect('loja-1'))).toMatchObject({ reason: 'in_progress' });
+    const after = await first;
+    expect(requestsOf(world.proxy, apiKey).filter((request) => request === 'POST /webhooks')).toHaveLength(2); // connect's, and one rotation's
+    await expectRotated(world, here, apiKey, 'loja-1', before.endpointId!);
+    expect(after.endpointId).not.toBe(before.endpointId);
+    // Once it ended, the other process rotates again from the new endpoint.
+    await there.rotateWebhookSecret('loja-1');
+    await expectRotated(world, there, apiKey, 'loja-1', after.endpointId!);
+  });
+
+  it('a disconnect that fails while a rotation is recorded lets it go: a second disconnect completes at once', async () => {
+    const world = await startWorld();
+    const tenants = world.tenants();
+    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+    await tenants.connect('loja-1', { apiKey });
+    world.proxy.fault = (request) => (request.method === 'POST' && request.path.endsWith('/webhooks') ? 'answer500' : undefined);
+    await rejectionOf(tenants.rotateWebhookSecret('loja-1'));
+    expect(await tenantsInternals(tenants)!.rotationFor('loja-1')).toMatchObject({ step: 'registering', owner: null });
+    world.proxy.fault = (request) => (request.method === 'DELETE' ? 'answer500' : undefined);
+    await rejectionOf(tenants.disconnect('loja-1'));
+    world.proxy.fault = undefined;
+
+    const { tenant } = await tenants.disconnect('loja-1');
+
+    expect(tenant.status).toBe('disconnected');
+    expect(await endpointsAt(world, apiKey, world.webhookUrl('loja-1'))).toEqual([]);
+    expect(await tenantsInternals(tenants)!.rotationFor('loja-1')).toBeNull();
+  });
+
   it('names every endpoint holding a slot when the integration has five, and records nothing; a free slot lets it run', async () => {
     const world = await startWorld();
     const tenants = world.tenants();

@@ -6,9 +6,13 @@
  */
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
-import { SECRET_CHANGES_KEPT, type ConnectIntent, type ConnectIntentResult, type TenantStatus, type TenantStore } from '../store.ts';
+import { planConnect } from '../connect-plan.ts';
+import { SECRET_CHANGES_KEPT, type ConnectIntent, type ConnectIntentResult, type TenantRotationOwner, type TenantStatus, type TenantStore } from '../store.ts';
+import type { TenantRotationRecord } from '../store.ts';
 import {
+  mayTake,
   recordFromRow,
+  RETIRING_PLACE,
   ROTATION_COLUMNS,
   rotationFromRow,
   sealedCursor,
@@ -105,6 +109,14 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
       if (!has('tenants', 'rotating_since')) await client.query(`ALTER TABLE ${tenants} ADD COLUMN IF NOT EXISTS rotating_since BIGINT`);
       if (!has('secrets', 'verified_at')) await client.query(`ALTER TABLE ${secrets} ADD COLUMN IF NOT EXISTS verified_at BIGINT`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${secretChanges} (seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL)`);
+      // Added by the review fixes: a rotation for a new key (its old key kept sealed), and its owner's lease.
+      const rotationColumns = (
+        await client.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'rotations'`, [schema])
+      ).rows.map((row) => row.column_name);
+      if (!rotationColumns.includes('lease_until')) {
+        await client.query(`ALTER TABLE ${rotations} ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'secret', ADD COLUMN IF NOT EXISTS retiring_key TEXT,
+          ADD COLUMN IF NOT EXISTS owner_token TEXT, ADD COLUMN IF NOT EXISTS owner_host TEXT, ADD COLUMN IF NOT EXISTS owner_pid INTEGER, ADD COLUMN IF NOT EXISTS lease_until BIGINT`);
+      }
     });
 
   async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
@@ -155,35 +167,63 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
     return row ? recordFromRow(row) : null;
   }
 
+  async function setOwner(client: PoolClient, tenantId: string, owner: TenantRotationOwner | null): Promise<void> {
+    await client.query(`UPDATE ${rotations} SET owner_token = $2, owner_host = $3, owner_pid = $4, lease_until = $5 WHERE tenant_id = $1`, [
+      tenantId,
+      owner?.token ?? null,
+      owner?.host ?? null,
+      owner?.pid ?? null,
+      owner?.leaseUntil ?? null,
+    ]);
+  }
+  async function rotationOf(client: PoolClient, tenantId: string, lock = ''): Promise<TenantRotationRecord | null> {
+    const [row] = (await client.query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1 ${lock}`, [tenantId])).rows;
+    return row ? rotationFromRow(row) : null;
+  }
+
   async function beginConnect(client: PoolClient, intent: ConnectIntent): Promise<ConnectIntentResult> {
     // Two connects of one merchant under two ids, in two processes, take turns here.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`integration-sdk-tenants-merchant:${schema}:${intent.merchantId}`]);
     const [row] = (await client.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE id = $1 FOR UPDATE`, [intent.id])).rows;
     const current = row ? recordFromRow(row) : null;
-    if (current && current.status !== 'disconnected' && current.merchantId !== intent.merchantId) return { outcome: 'merchant_mismatch', merchantId: current.merchantId };
-    if (!intent.allowSameMerchant) {
-      const [other] = (
-        await client.query<{ id: string }>(`SELECT id FROM ${tenants} WHERE merchant_id = $1 AND id <> $2 AND status <> 'disconnected' ORDER BY id LIMIT 1`, [intent.merchantId, intent.id])
-      ).rows;
-      if (other) return { outcome: 'merchant_taken', existingTenantId: other.id };
-    }
-    const status: TenantStatus = !current || current.status === 'disconnected' ? 'connecting' : current.status;
-    const generation = !current ? 1 : current.keyGeneration + (intent.keyChanged ? 1 : 0);
-    const [written] = (
-      await client.query<TenantRow>(
-        `INSERT INTO ${tenants} AS t (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (id) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, store_ids = EXCLUDED.store_ids, scopes = EXCLUDED.scopes,
-           status = EXCLUDED.status, api_key = EXCLUDED.api_key, key_generation = EXCLUDED.key_generation,
-           allow_same_merchant = EXCLUDED.allow_same_merchant, disconnected_at = NULL, updated_at = EXCLUDED.updated_at,
-           connected_at = CASE WHEN t.status = 'disconnected' THEN NULL ELSE t.connected_at END,
-           key_invalid_at = CASE WHEN t.status = 'disconnected' THEN NULL ELSE t.key_invalid_at END
-         RETURNING ${TENANT_COLUMNS}`,
-        [intent.id, intent.merchantId, intent.storeIds, intent.scopes, status, intent.apiKey, generation, intent.allowSameMerchant, intent.at],
-      )
+    const rotation = await rotationOf(client, intent.id, 'FOR UPDATE');
+    const [other] = (
+      await client.query<{ id: string }>(`SELECT id FROM ${tenants} WHERE merchant_id = $1 AND id <> $2 AND status <> 'disconnected' ORDER BY id LIMIT 1`, [intent.merchantId, intent.id])
     ).rows;
-    if (current?.status !== status) await client.query(logChangeSql, [intent.id]);
-    return { outcome: 'ok', record: recordFromRow(written!) };
+    const plan = planConnect(intent, current, rotation, other?.id ?? null);
+    if (plan.outcome === 'key_change_pending') {
+      await setOwner(client, intent.id, intent.owner);
+      return { outcome: 'key_change_pending', record: current!, rotation: (await rotationOf(client, intent.id))! };
+    }
+    if (plan.outcome !== 'write') return plan;
+    const { status } = plan;
+    await client.query(
+      `INSERT INTO ${tenants} AS t (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, connected_at, key_invalid_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (id) DO UPDATE SET merchant_id = EXCLUDED.merchant_id, store_ids = EXCLUDED.store_ids, scopes = EXCLUDED.scopes,
+         status = EXCLUDED.status, api_key = EXCLUDED.api_key, key_generation = EXCLUDED.key_generation,
+         allow_same_merchant = EXCLUDED.allow_same_merchant, disconnected_at = NULL, updated_at = EXCLUDED.updated_at,
+         connected_at = EXCLUDED.connected_at, key_invalid_at = EXCLUDED.key_invalid_at`,
+      [intent.id, intent.merchantId, intent.storeIds, intent.scopes, status, intent.apiKey, plan.keyGeneration, intent.allowSameMerchant, plan.connectedAt, plan.keyInvalidAt, intent.at],
+    );
+    let changedWhatReceiversAccept = current?.status !== status;
+    if (plan.rotation.action === 'begin') {
+      const { oldEndpointId, retiringKey } = plan.rotation.change;
+      await client.query(
+        `INSERT INTO ${rotations} (tenant_id, kind, step, old_endpoint_id, new_endpoint_id, retiring_key, started_at, updated_at) VALUES ($1, 'key', 'registering', $2, NULL, $3, $4, $4)
+         ON CONFLICT (tenant_id) DO UPDATE SET kind = 'key', step = 'registering', old_endpoint_id = $2, new_endpoint_id = NULL, retiring_key = $3, started_at = $4, updated_at = $4`,
+        [intent.id, oldEndpointId, retiringKey, intent.at],
+      );
+      await setOwner(client, intent.id, intent.owner);
+      // Receivers hold what no secret verifies from now on: the new key's endpoint may deliver before its secret is stored.
+      await client.query(`UPDATE ${tenants} SET rotating_since = $2 WHERE id = $1`, [intent.id, intent.at]);
+      changedWhatReceiversAccept = true;
+    } else if (plan.rotation.action === 'claim') {
+      await setOwner(client, intent.id, intent.owner);
+    }
+    if (changedWhatReceiversAccept) await client.query(logChangeSql, [intent.id]);
+    const [written] = (await client.query<TenantRow>(`SELECT ${TENANT_COLUMNS} FROM ${tenants} WHERE id = $1`, [intent.id])).rows;
+    return { outcome: 'ok', record: recordFromRow(written!), rotation: plan.rotation.action === 'none' ? null : await rotationOf(client, intent.id) };
   }
 
   return {
@@ -249,15 +289,11 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
       return { changes: rows.map((row) => ({ seq: Number(row.seq), tenantId: row.tenant_id })), latest: Number(latest[0]?.latest ?? 0) };
     },
 
-    replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
-      one(
-        `UPDATE ${tenants} SET api_key = $2, scopes = $3, store_ids = $4, key_generation = key_generation + 1, status = 'active', key_invalid_at = NULL, updated_at = $5
-         WHERE id = $1 AND status IN ('active', 'key_invalid') RETURNING ${TENANT_COLUMNS}`,
-        [id, apiKey, scopes, storeIds, at],
-      ),
-
     markKeyInvalid: async (id, keyGeneration, at) =>
-      (await changes(`UPDATE ${tenants} SET status = 'key_invalid', key_invalid_at = $3, updated_at = $3 WHERE id = $1 AND key_generation = $2 AND status = 'active'`, [id, keyGeneration, at])) > 0,
+      (await changing(
+        `UPDATE ${tenants} SET status = 'key_invalid', key_invalid_at = $3, updated_at = $3 WHERE id = $1 AND key_generation = $2 AND status IN ('active', 'connecting') RETURNING ${TENANT_COLUMNS}`,
+        [id, keyGeneration, at],
+      )) !== null,
 
     beginDisconnect: (id, at) =>
       changing(`UPDATE ${tenants} SET status = 'disconnecting', updated_at = $2 WHERE id = $1 AND status <> 'disconnected' RETURNING ${TENANT_COLUMNS}`, [id, at]),
@@ -283,55 +319,70 @@ export function postgresTenantStore(options: PostgresTenantStoreOptions): Tenant
       return row ? rotationFromRow(row) : null;
     },
 
-    beginRotation: (tenantId, oldEndpointId, at) =>
+    beginRotation: (tenantId, oldEndpointId, at, owner) =>
       transaction(async (client) => {
         const [inserted] = (
           await client.query<RotationRow>(
-            `INSERT INTO ${rotations} (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES ($1, 'registering', $2, NULL, $3, $3)
+            `INSERT INTO ${rotations} (tenant_id, kind, step, old_endpoint_id, new_endpoint_id, owner_token, owner_host, owner_pid, lease_until, started_at, updated_at)
+             VALUES ($1, 'secret', 'registering', $2, NULL, $3, $4, $5, $6, $7, $7)
              ON CONFLICT (tenant_id) DO NOTHING RETURNING ${ROTATION_COLUMNS}`,
-            [tenantId, oldEndpointId, at],
+            [tenantId, oldEndpointId, owner.token, owner.host, owner.pid, owner.leaseUntil, at],
           )
         ).rows;
-        if (!inserted) {
-          // One is under way (ON CONFLICT DO NOTHING returns no row): a resumed call reads it.
-          const [row] = (await client.query<RotationRow>(`SELECT ${ROTATION_COLUMNS} FROM ${rotations} WHERE tenant_id = $1`, [tenantId])).rows;
-          return rotationFromRow(row!);
-        }
+        // One is under way (ON CONFLICT DO NOTHING returns no row): the caller reads who owns it.
+        if (!inserted) return (await rotationOf(client, tenantId))!;
         // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
         if ((await client.query(`UPDATE ${tenants} SET rotating_since = $2 WHERE id = $1`, [tenantId, at])).rowCount) await client.query(logChangeSql, [tenantId]);
         return rotationFromRow(inserted);
       }),
 
-    advanceRotation: async (tenantId, step, newEndpointId, at) => {
+    claimRotation: (tenantId, claim) =>
+      transaction(async (client) => {
+        const rotation = await rotationOf(client, tenantId, 'FOR UPDATE');
+        if (rotation === null || !mayTake(rotation.owner, claim)) return rotation;
+        await setOwner(client, tenantId, claim.owner);
+        return rotationOf(client, tenantId);
+      }),
+
+    renewRotation: async (tenantId, token, leaseUntil) => (await changes(`UPDATE ${rotations} SET lease_until = $3 WHERE tenant_id = $1 AND owner_token = $2`, [tenantId, token, leaseUntil])) > 0,
+
+    releaseRotation: async (tenantId, token) => {
+      await changes(`UPDATE ${rotations} SET owner_token = NULL, owner_host = NULL, owner_pid = NULL, lease_until = NULL WHERE tenant_id = $1 AND owner_token = $2`, [tenantId, token]);
+    },
+
+    advanceRotation: async (tenantId, step, newEndpointId, at, token) => {
       const [row] = await query<RotationRow>(
-        `UPDATE ${rotations} SET step = $2, new_endpoint_id = $3, updated_at = $4 WHERE tenant_id = $1 RETURNING ${ROTATION_COLUMNS}`,
-        [tenantId, step, newEndpointId, at],
+        `UPDATE ${rotations} SET step = $2, new_endpoint_id = $3, updated_at = $4 WHERE tenant_id = $1 AND owner_token = $5 RETURNING ${ROTATION_COLUMNS}`,
+        [tenantId, step, newEndpointId, at, token],
       );
       return row ? rotationFromRow(row) : null;
     },
 
-    finishRotation: async (tenantId) => {
-      await transaction(async (client) => {
-        await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1`, [tenantId]);
+    finishRotation: (tenantId, token) =>
+      transaction(async (client) => {
+        if (!(await client.query(`DELETE FROM ${rotations} WHERE tenant_id = $1 AND owner_token = $2`, [tenantId, token])).rowCount) return false;
         if ((await client.query(`UPDATE ${tenants} SET rotating_since = NULL WHERE id = $1 AND rotating_since IS NOT NULL`, [tenantId])).rowCount) await client.query(logChangeSql, [tenantId]);
-      });
-    },
+        return true;
+      }),
 
     sealedValues: async (after, limit) => {
       const [tenantId, endpointId] = sealedCursor(after);
       const rows = await query<SealedRow>(
         `SELECT tenant_id, endpoint_id, sealed FROM (
            SELECT id AS tenant_id, '' AS endpoint_id, api_key AS sealed FROM ${tenants} WHERE api_key IS NOT NULL
+           UNION ALL SELECT tenant_id, $4::text AS endpoint_id, retiring_key AS sealed FROM ${rotations} WHERE retiring_key IS NOT NULL
            UNION ALL SELECT tenant_id, endpoint_id, secret AS sealed FROM ${secrets}
          ) AS v WHERE (tenant_id COLLATE "C", endpoint_id COLLATE "C") > ($1 COLLATE "C", $2 COLLATE "C")
          ORDER BY tenant_id COLLATE "C", endpoint_id COLLATE "C" LIMIT $3`,
-        [tenantId, endpointId, limit],
+        [tenantId, endpointId, limit, RETIRING_PLACE],
       );
       return rows.map(sealedFromRow);
     },
 
     reseal: async (ref, next) =>
-      (ref.endpointId === null
+      (ref.retiring
+        ? await changes(`UPDATE ${rotations} SET retiring_key = $1 WHERE tenant_id = $2 AND retiring_key = $3`, [next, ref.tenantId, ref.sealed])
+        : ref.endpointId === null
         ? await changes(`UPDATE ${tenants} SET api_key = $1 WHERE id = $2 AND api_key = $3`, [next, ref.tenantId, ref.sealed])
         : await changes(`UPDATE ${secrets} SET secret = $1 WHERE tenant_id = $2 AND endpoint_id = $3 AND secret = $4`, [next, ref.tenantId, ref.endpointId, ref.sealed])) > 0,
 

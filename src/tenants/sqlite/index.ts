@@ -5,9 +5,12 @@
  * request. Credentials arrive sealed: nothing in the file is a key or a secret in clear.
  */
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase } from '../../storage/sqlite.ts';
-import { SECRET_CHANGES_KEPT, type ConnectIntent, type TenantRecord, type TenantRotationRecord, type TenantStatus, type TenantStore } from '../store.ts';
+import { planConnect } from '../connect-plan.ts';
+import { SECRET_CHANGES_KEPT, type ConnectIntent, type ConnectIntentResult, type TenantRecord, type TenantRotationOwner, type TenantRotationRecord, type TenantStatus, type TenantStore } from '../store.ts';
 import {
+  mayTake,
   recordFromRow,
+  RETIRING_PLACE,
   ROTATION_COLUMNS,
   rotationFromRow,
   sealedCursor,
@@ -60,9 +63,15 @@ CREATE TABLE IF NOT EXISTS tenants_secrets (
 CREATE TABLE IF NOT EXISTS tenants_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tenants_rotations (
   tenant_id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL DEFAULT 'secret',
   step TEXT NOT NULL,
   old_endpoint_id TEXT NOT NULL,
   new_endpoint_id TEXT,
+  retiring_key TEXT,
+  owner_token TEXT,
+  owner_host TEXT,
+  owner_pid INTEGER,
+  lease_until INTEGER,
   started_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 ) WITHOUT ROWID;
@@ -88,30 +97,66 @@ function getRotation(db: SqliteDatabase, tenantId: string): TenantRotationRecord
   return row ? rotationFromRow(row) : null;
 }
 
-function beginConnect(db: SqliteDatabase, intent: ConnectIntent) {
+function setOwner(db: SqliteDatabase, tenantId: string, owner: TenantRotationOwner | null): void {
+  db.prepare('UPDATE tenants_rotations SET owner_token = ?, owner_host = ?, owner_pid = ?, lease_until = ? WHERE tenant_id = ?').run(
+    owner?.token ?? null,
+    owner?.host ?? null,
+    owner?.pid ?? null,
+    owner?.leaseUntil ?? null,
+    tenantId,
+  );
+}
+
+function beginConnect(db: SqliteDatabase, intent: ConnectIntent): ConnectIntentResult {
   const current = getRow(db, intent.id);
-  if (current && current.status !== 'disconnected' && current.merchantId !== intent.merchantId) {
-    return { outcome: 'merchant_mismatch' as const, merchantId: current.merchantId };
+  const rotation = getRotation(db, intent.id);
+  const other = db
+    .prepare("SELECT id FROM tenants WHERE merchant_id = ? AND id <> ? AND status <> 'disconnected' ORDER BY id LIMIT 1")
+    .get(intent.merchantId, intent.id) as { id: string } | undefined;
+  const plan = planConnect(intent, current, rotation, other?.id ?? null);
+  if (plan.outcome === 'key_change_pending') {
+    setOwner(db, intent.id, intent.owner);
+    return { outcome: 'key_change_pending', record: current!, rotation: getRotation(db, intent.id)! };
   }
-  if (!intent.allowSameMerchant) {
-    const other = db
-      .prepare("SELECT id FROM tenants WHERE merchant_id = ? AND id <> ? AND status <> 'disconnected' ORDER BY id LIMIT 1")
-      .get(intent.merchantId, intent.id) as { id: string } | undefined;
-    if (other) return { outcome: 'merchant_taken' as const, existingTenantId: other.id };
-  }
-  const status: TenantStatus = !current || current.status === 'disconnected' ? 'connecting' : current.status;
-  const generation = !current ? 1 : current.keyGeneration + (intent.keyChanged ? 1 : 0);
+  if (plan.outcome !== 'write') return plan;
+  const { status } = plan;
   db.prepare(
-    `INSERT INTO tenants (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO tenants (id, merchant_id, store_ids, scopes, status, api_key, key_generation, allow_same_merchant, connected_at, key_invalid_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET merchant_id = excluded.merchant_id, store_ids = excluded.store_ids, scopes = excluded.scopes,
        status = excluded.status, api_key = excluded.api_key, key_generation = excluded.key_generation,
        allow_same_merchant = excluded.allow_same_merchant, disconnected_at = NULL, updated_at = excluded.updated_at,
-       connected_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.connected_at END,
-       key_invalid_at = CASE WHEN tenants.status = 'disconnected' THEN NULL ELSE tenants.key_invalid_at END`,
-  ).run(intent.id, intent.merchantId, JSON.stringify(intent.storeIds), JSON.stringify(intent.scopes), status, intent.apiKey, generation, intent.allowSameMerchant ? 1 : 0, intent.at);
-  if (current?.status !== status) logChange(db, intent.id);
-  return { outcome: 'ok' as const, record: getRow(db, intent.id)! };
+       connected_at = excluded.connected_at, key_invalid_at = excluded.key_invalid_at`,
+  ).run(
+    intent.id,
+    intent.merchantId,
+    JSON.stringify(intent.storeIds),
+    JSON.stringify(intent.scopes),
+    status,
+    intent.apiKey,
+    plan.keyGeneration,
+    intent.allowSameMerchant ? 1 : 0,
+    plan.connectedAt,
+    plan.keyInvalidAt,
+    intent.at,
+  );
+  let changedWhatReceiversAccept = current?.status !== status;
+  if (plan.rotation.action === 'begin') {
+    const { oldEndpointId, retiringKey } = plan.rotation.change;
+    db.prepare(
+      `INSERT OR REPLACE INTO tenants_rotations (tenant_id, kind, step, old_endpoint_id, new_endpoint_id, retiring_key, started_at, updated_at)
+       VALUES (?, 'key', 'registering', ?, NULL, ?, ?, ?)`,
+    ).run(intent.id, oldEndpointId, retiringKey, intent.at, intent.at);
+    setOwner(db, intent.id, intent.owner);
+    // Receivers hold what no secret verifies from now on: the new key's endpoint may deliver before its secret is stored.
+    db.prepare('UPDATE tenants SET rotating_since = ? WHERE id = ?').run(intent.at, intent.id);
+    changedWhatReceiversAccept = true;
+  } else if (plan.rotation.action === 'claim') {
+    setOwner(db, intent.id, intent.owner);
+  }
+  if (changedWhatReceiversAccept) logChange(db, intent.id);
+  const owned = plan.rotation.action === 'none' ? null : getRotation(db, intent.id);
+  return { outcome: 'ok', record: getRow(db, intent.id)!, rotation: owned };
 }
 
 /**
@@ -145,6 +190,11 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
       // Added for receivers (issue 28): a rotation in progress, and the first verification of each secret.
       addSqliteColumn(database, 'tenants', 'rotating_since', 'INTEGER');
       addSqliteColumn(database, 'tenants_secrets', 'verified_at', 'INTEGER');
+      // Added by the review fixes: a rotation for a new key (its old key kept sealed), and its owner's lease.
+      addSqliteColumn(database, 'tenants_rotations', 'kind', "TEXT NOT NULL DEFAULT 'secret'");
+      for (const [column, type] of [['retiring_key', 'TEXT'], ['owner_token', 'TEXT'], ['owner_host', 'TEXT'], ['owner_pid', 'INTEGER'], ['lease_until', 'INTEGER']] as const) {
+        addSqliteColumn(database, 'tenants_rotations', column, type);
+      }
     });
     migrated = true;
   }
@@ -226,25 +276,15 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
         return { changes: rows.map((row) => ({ seq: Number(row.seq), tenantId: row.tenant_id })), latest: Number(latest.latest ?? 0) };
       }),
 
-    replaceKey: ({ id, apiKey, scopes, storeIds, at }) =>
+    markKeyInvalid: (id, keyGeneration, at) =>
       write((db) => {
         const done = db
-          .prepare(
-            `UPDATE tenants SET api_key = ?, scopes = ?, store_ids = ?, key_generation = key_generation + 1, status = 'active', key_invalid_at = NULL, updated_at = ?
-             WHERE id = ? AND status IN ('active', 'key_invalid')`,
-          )
-          .run(apiKey, JSON.stringify(scopes), JSON.stringify(storeIds), at, id);
-        return changed(done) ? getRow(db, id) : null;
+          .prepare("UPDATE tenants SET status = 'key_invalid', key_invalid_at = ?, updated_at = ? WHERE id = ? AND key_generation = ? AND status IN ('active', 'connecting')")
+          .run(at, at, id, keyGeneration);
+        if (!changed(done)) return false;
+        logChange(db, id);
+        return true;
       }),
-
-    markKeyInvalid: (id, keyGeneration, at) =>
-      write((db) =>
-        changed(
-          db
-            .prepare("UPDATE tenants SET status = 'key_invalid', key_invalid_at = ?, updated_at = ? WHERE id = ? AND key_generation = ? AND status = 'active'")
-            .run(at, at, id, keyGeneration),
-        ),
-      ),
 
     beginDisconnect: (id, at) =>
       write((db) => {
@@ -268,31 +308,50 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
 
     rotation: (tenantId) => run((db) => getRotation(db, tenantId)),
 
-    beginRotation: (tenantId, oldEndpointId, at) =>
+    beginRotation: (tenantId, oldEndpointId, at, owner) =>
       write((db) => {
         const begun = db
           .prepare(
-            `INSERT INTO tenants_rotations (tenant_id, step, old_endpoint_id, new_endpoint_id, started_at, updated_at) VALUES (?, 'registering', ?, NULL, ?, ?)
+            `INSERT INTO tenants_rotations (tenant_id, kind, step, old_endpoint_id, new_endpoint_id, owner_token, owner_host, owner_pid, lease_until, started_at, updated_at)
+             VALUES (?, 'secret', 'registering', ?, NULL, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (tenant_id) DO NOTHING`,
           )
-          .run(tenantId, oldEndpointId, at, at);
+          .run(tenantId, oldEndpointId, owner.token, owner.host, owner.pid, owner.leaseUntil, at, at);
         // Receivers hold what no secret verifies from now on: the new endpoint may deliver before its secret is stored.
         if (changed(begun) && changed(db.prepare('UPDATE tenants SET rotating_since = ? WHERE id = ?').run(at, tenantId))) logChange(db, tenantId);
         return getRotation(db, tenantId)!;
       }),
 
-    advanceRotation: (tenantId, step, newEndpointId, at) =>
+    claimRotation: (tenantId, claim) =>
       write((db) => {
-        const done = db.prepare('UPDATE tenants_rotations SET step = ?, new_endpoint_id = ?, updated_at = ? WHERE tenant_id = ?').run(step, newEndpointId, at, tenantId);
+        const rotation = getRotation(db, tenantId);
+        if (rotation === null) return null;
+        if (!mayTake(rotation.owner, claim)) return rotation;
+        setOwner(db, tenantId, claim.owner);
+        return getRotation(db, tenantId);
+      }),
+
+    renewRotation: (tenantId, token, leaseUntil) =>
+      run((db) => changed(db.prepare('UPDATE tenants_rotations SET lease_until = ? WHERE tenant_id = ? AND owner_token = ?').run(leaseUntil, tenantId, token))),
+
+    releaseRotation: async (tenantId, token) => {
+      await run((db) =>
+        db.prepare('UPDATE tenants_rotations SET owner_token = NULL, owner_host = NULL, owner_pid = NULL, lease_until = NULL WHERE tenant_id = ? AND owner_token = ?').run(tenantId, token),
+      );
+    },
+
+    advanceRotation: (tenantId, step, newEndpointId, at, token) =>
+      write((db) => {
+        const done = db.prepare('UPDATE tenants_rotations SET step = ?, new_endpoint_id = ?, updated_at = ? WHERE tenant_id = ? AND owner_token = ?').run(step, newEndpointId, at, tenantId, token);
         return changed(done) ? getRotation(db, tenantId) : null;
       }),
 
-    finishRotation: async (tenantId) => {
-      await write((db) => {
-        db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ?').run(tenantId);
+    finishRotation: (tenantId, token) =>
+      write((db) => {
+        if (!changed(db.prepare('DELETE FROM tenants_rotations WHERE tenant_id = ? AND owner_token = ?').run(tenantId, token))) return false;
         if (changed(db.prepare('UPDATE tenants SET rotating_since = NULL WHERE id = ? AND rotating_since IS NOT NULL').run(tenantId))) logChange(db, tenantId);
-      });
-    },
+        return true;
+      }),
 
     sealedValues: (after, limit) =>
       run((db) => {
@@ -301,17 +360,20 @@ export function sqliteTenantStore(options: SqliteTenantStoreOptions): TenantStor
           .prepare(
             `SELECT tenant_id, endpoint_id, sealed FROM (
                SELECT id AS tenant_id, '' AS endpoint_id, api_key AS sealed FROM tenants WHERE api_key IS NOT NULL
+               UNION ALL SELECT tenant_id, ? AS endpoint_id, retiring_key AS sealed FROM tenants_rotations WHERE retiring_key IS NOT NULL
                UNION ALL SELECT tenant_id, endpoint_id, secret AS sealed FROM tenants_secrets
              ) WHERE (tenant_id, endpoint_id) > (?, ?) ORDER BY tenant_id, endpoint_id LIMIT ?`,
           )
-          .all(tenantId, endpointId, limit) as SealedRow[];
+          .all(RETIRING_PLACE, tenantId, endpointId, limit) as SealedRow[];
         return rows.map(sealedFromRow);
       }),
 
     reseal: (ref, next) =>
       write((db) =>
         changed(
-          ref.endpointId === null
+          ref.retiring
+            ? db.prepare('UPDATE tenants_rotations SET retiring_key = ? WHERE tenant_id = ? AND retiring_key = ?').run(next, ref.tenantId, ref.sealed)
+            : ref.endpointId === null
             ? db.prepare('UPDATE tenants SET api_key = ? WHERE id = ? AND api_key = ?').run(next, ref.tenantId, ref.sealed)
             : db.prepare('UPDATE tenants_secrets SET secret = ? WHERE tenant_id = ? AND endpoint_id = ? AND secret = ?').run(next, ref.tenantId, ref.endpointId, ref.sealed),
         ),

@@ -1,5 +1,6 @@
 // The registry on a real Postgres shared by two registries (two processes' worth): a revoked key
-// stops after one 401 for both, the raw columns hold no key and no secret, rekey moves every value.
+// stops after one 401 for both, the raw columns hold no key and no secret, rekey moves every value;
+// a rotation has one owner across registries, and a key change moves the endpoint to the new key.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from 'integration-sdk';
@@ -49,5 +50,42 @@ describe('tenants on postgresTenantStore', () => {
     const after = world.tenants({ store: store(), encryptionKey: current });
     expect((await after.client('loja-b').health()).merchant_id).toBe(b!.merchantId);
     expect(await rejectionOf(world.tenants({ store: store() }).get('loja-b'))).toBeInstanceOf(ConfigurationError);
+  });
+
+  it('a key change while another registry rotates the secret: refused as in progress; then the endpoint moves to the new key, one delivery per order', async () => {
+    const world = await startWorld({ merchants: [{}], rate: undefined });
+    const schema = `tenants_e2e_${process.pid}_${++schemas}`;
+    const store = () => postgresTenantStore({ connectionString: postgres.current.url, schema });
+    const one = world.tenants({ store: store() });
+    const two = world.tenants({ store: store() });
+    const merchant = world.sandbox.merchants[0]!;
+    const old = merchant.keys[0]!.apiKey;
+    await one.connect('loja-1', { apiKey: old });
+    const next = world.sandbox.addKey(merchant.merchantId).apiKey;
+
+    const rotation = one.rotateWebhookSecret('loja-1');
+    while ((await tenantsInternals(one)!.rotationFor('loja-1')) === null) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await rejectionOf(two.rotateWebhookSecret('loja-1'))).toMatchObject({ reason: 'in_progress', tenantId: 'loja-1' });
+    expect(await rejectionOf(two.updateKey('loja-1', next))).toMatchObject({ reason: 'in_progress', tenantId: 'loja-1' });
+    // The new key was only checked (the merchant comes from health()); nothing registered with it.
+    expect(requestsOf(world.proxy, next)).toEqual(['GET /health']);
+    const rotated = await rotation;
+
+    const updated = await two.updateKey('loja-1', next);
+    expect(updated.endpointId).not.toBe(rotated.endpointId);
+    const listed = async (apiKey: string) => {
+      const answer = await world.sandbox.handle(new Request(`${world.sandbox.url}/integration/v1/webhooks`, { headers: { 'x-api-key': apiKey } }));
+      return ((await answer.json()) as { data: Array<{ id: string }> }).data.map((endpoint) => endpoint.id);
+    };
+    expect(await listed(old)).toEqual([]);
+    expect(await listed(next)).toEqual([updated.endpointId]);
+    expect((await tenantsInternals(one)!.secretsFor('loja-1'))!.map((secret) => secret.endpointId)).toEqual([updated.endpointId]);
+    expect(await tenantsInternals(one)!.rotationFor('loja-1')).toBeNull();
+    await world.sandbox.idle();
+    const before = new Set(world.sandbox.deliveries({ event: 'order.created' }).map((delivery) => delivery.id));
+    world.sandbox.createOrder({ store_id: merchant.storeIds[0]! });
+    await world.sandbox.idle();
+    const delivered = world.sandbox.deliveries({ event: 'order.created' }).filter((delivery) => !before.has(delivery.id));
+    expect(delivered.map((delivery) => delivery.webhook_id)).toEqual([updated.endpointId]);
   });
 });

@@ -1,14 +1,16 @@
-// A connect in its own process, for the crash tests: the parent SIGKILLs it while the proxy holds
-// one of its requests (after the sandbox processed it).
+// A connect (or, with TENANTS_OPERATION=updateKey, an updateKey: the same path with a new key) in
+// its own process, for the crash tests: the parent SIGKILLs it while the proxy holds one of its
+// requests (after the sandbox processed it).
 import { createTenants } from '../../../src/tenants/index.ts';
 import { sqliteTenantStore } from '../../../src/tenants/sqlite/index.ts';
 
-const { TENANTS_BASE_URL, TENANTS_DB, TENANTS_ENCRYPTION_KEY, TENANTS_API_KEY, TENANTS_HOOK, TENANTS_ID } = process.env;
+const { TENANTS_BASE_URL, TENANTS_DB, TENANTS_ENCRYPTION_KEY, TENANTS_API_KEY, TENANTS_HOOK, TENANTS_ID, TENANTS_OPERATION } = process.env;
 const tenants = createTenants({
   store: sqliteTenantStore({ path: TENANTS_DB! }),
   encryptionKey: TENANTS_ENCRYPTION_KEY!,
   baseUrl: TENANTS_BASE_URL!,
   webhookUrl: (id) => `${TENANTS_HOOK}/${id}`,
 });
-await tenants.connect(TENANTS_ID!, { apiKey: TENANTS_API_KEY! });
+if (TENANTS_OPERATION === 'updateKey') await tenants.updateKey(TENANTS_ID!, TENANTS_API_KEY!);
+else await tenants.connect(TENANTS_ID!, { apiKey: TENANTS_API_KEY! });
 process.stdout.write('done\n');
