@@ -253,8 +253,13 @@ export interface InboxStore {
    * least recently checked (or heard of) first, at most `limit`.
    */
   staleOrders?(request: StaleOrdersRequest): Promise<InboxOrderState[]>;
-  /** Records that orders (of `tenant`: `''`/absent for a single-merchant inbox) were read back at `now`; `status` fills a status the inbox did not know. */
-  markChecked?(checks: readonly { orderId: string; status?: string }[], now: number, tenant?: string | null): Promise<void>;
+  /**
+   * Records that orders (of `tenant`: `''`/absent for a single-merchant inbox) were read back at
+   * `now`. `status`, what the service said, becomes the order's status when the inbox knew none, or
+   * when `version` is given and nothing was stored for the order since the state of that version
+   * was read (the status it had is then left); a status a later event brought is kept.
+   */
+  markChecked?(checks: readonly { orderId: string; status?: string; version?: number }[], now: number, tenant?: string | null): Promise<void>;
   /** Keeps the outcome of the last reconcile (of `record.tenant`), replacing the one before. */
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile (of `tenant`: `''`/absent for a single-merchant inbox), if one ran. */

@@ -6,7 +6,7 @@
  * `applyOrderEvent`, in PL/pgSQL; the shared conformance suite holds both stores to them.
  */
 import type { PoolClient } from 'pg';
-import { replayHistories, RECONCILE_RANK, type StoredOrderEvent } from '../order-history.ts';
+import { recordRead, replayHistories, RECONCILE_RANK, type OrderHistory, type StatusEvidence, type StoredOrderEvent } from '../order-history.ts';
 import { PAIR_WINDOW_MS } from '../store.ts';
 
 /** The tables the trigger reads and writes, schema-qualified and quoted. */
@@ -96,6 +96,37 @@ export async function migrateOrderHistory(client: PoolClient, tables: OrderHisto
   await createOrderStateTrigger(client, tables);
 }
 
+/**
+ * `markChecked`'s record of the status a reconcile read, for one order: under the order's lock (the
+ * trigger's), when nothing was stored for it since the state of `version` (see `recordRead`).
+ */
+export async function recordReadStatus(client: PoolClient, { schema, orders, statuses }: OrderHistoryTables, tenant: string, orderId: string, status: string, version: number): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${schema}:${tenant}:${orderId}`]);
+  const [order] = (await client.query<{ status: string | null; version: string }>(`SELECT status, version FROM ${orders} WHERE tenant = $1 AND order_id = $2`, [tenant, orderId])).rows;
+  if (!order || Number(order.version) !== version || order.status === status) return;
+  const rows = (await client.query<{ status: string; seen_version: string | null; entered_from: string | null; left_version: string | null; cover_version: string | null }>(
+    `SELECT status, seen_version, entered_from, left_version, cover_version FROM ${statuses} WHERE tenant = $1 AND order_id = $2 AND status = ANY($3::text[])`,
+    [tenant, orderId, [status, ...(order.status === null ? [] : [order.status])]],
+  )).rows;
+  const asNumber = (value: string | null) => (value === null ? null : Number(value));
+  const before: OrderHistory = {
+    version, status: order.status, statusTs: 0, statusRank: 0, lastEventAt: 0, hasCreated: false, createdCover: false,
+    statuses: new Map(rows.map((row) => [row.status, { seenVersion: asNumber(row.seen_version), enteredFrom: row.entered_from, leftVersion: asNumber(row.left_version), coverVersion: asNumber(row.cover_version) }])),
+  };
+  const read = recordRead(before, status, version);
+  if (!read) return;
+  await client.query(`UPDATE ${orders} SET status = $3, status_at = $4 WHERE tenant = $1 AND order_id = $2`, [tenant, orderId, status, RECONCILE_RANK]);
+  for (const name of read.changed) {
+    const evidence: StatusEvidence = read.history.statuses.get(name)!;
+    await client.query(
+      `INSERT INTO ${statuses} (tenant, order_id, status, seen_version, entered_from, left_version, cover_version) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
+         left_version = EXCLUDED.left_version, cover_version = EXCLUDED.cover_version`,
+      [tenant, orderId, name, evidence.seenVersion, evidence.enteredFrom, evidence.leftVersion, evidence.coverVersion],
+    );
+  }
+}
+
 async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses }: OrderHistoryTables): Promise<void> {
   const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
   const read = `IF jsonb_typeof(doc -> 'data' -> 'status') = 'string' THEN new_status := doc -> 'data' ->> 'status'; END IF;
@@ -175,12 +206,15 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
         -- In that status already: the state, or entered and not left since.
         in_status := o.status IS NOT DISTINCT FROM new_status
           OR (s.seen_version IS NOT NULL AND NOT (s.left_version IS NOT NULL AND s.left_version >= s.seen_version));
-        -- It follows the current status; else not when it is a late delivery of an older change (its
-        -- status, or the one it came from, was left already); else by ts, then rank.
-        takes := o.status IS NULL OR (prev_status IS NOT NULL AND prev_status = o.status)
+        -- A real change becomes the state (its ts plays no part: a retry carries its attempt's time)
+        -- when it follows on from the current status; not when it is known to be older (its status,
+        -- or the one it came from, was left already); else when it arrived later than what brought
+        -- the state (a status a reconcile read ranks above every delivery).
+        takes := o.status IS NULL OR (new_status IS DISTINCT FROM o.status AND (
+          (prev_status IS NOT NULL AND prev_status = o.status)
           OR (NOT (s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version))
               AND NOT (prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version))
-              AND (NEW.ts > o.status_ts OR (NEW.ts = o.status_ts AND rank >= o.status_at)));
+              AND NEW.received_at >= o.status_at)));
         IF reconciling THEN
           covered := in_status OR (based_on IS NOT NULL AND coalesce(s.left_version > based_on, false));
           IF covered THEN
@@ -189,16 +223,20 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
             INSERT INTO ${statuses} (tenant, order_id, status, seen_version, cover_version) VALUES (NEW.tenant, NEW.order_id, new_status, v, v)
               ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, cover_version = EXCLUDED.cover_version;
             IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
-            IF takes THEN ${moveTo} ELSE ${leave('new_status')} END IF;
+            -- What the service said when it was read is where the order is.
+            ${moveTo}
           END IF;
         ELSE
-          covered := s.cover_version IS NOT NULL
-            AND NOT (prev_status IS NOT NULL AND f.entered_from IS NOT DISTINCT FROM new_status AND coalesce(f.seen_version > s.cover_version, false));
+          -- Covered unless it follows on from where the order is: it went on from the reconciled status and came back.
+          covered := s.cover_version IS NOT NULL AND (prev_status IS NULL OR prev_status IS DISTINCT FROM o.status);
           INSERT INTO ${statuses} AS x (tenant, order_id, status, seen_version, entered_from) VALUES (NEW.tenant, NEW.order_id, new_status, v, prev_status)
             ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
               cover_version = CASE WHEN covered THEN NULL ELSE x.cover_version END;
           IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
-          IF takes THEN ${moveTo} ELSIF o.status IS DISTINCT FROM new_status THEN ${leave('new_status')} END IF;
+          IF takes THEN ${moveTo}
+          ELSIF o.status = new_status THEN o.status_ts := greatest(o.status_ts, NEW.ts);
+          -- A change that does not become the state is behind it: the order is already past its status.
+          ELSE ${leave('new_status')} END IF;
         END IF;
       END IF;
 

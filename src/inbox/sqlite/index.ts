@@ -10,7 +10,7 @@ import { pickClaimable } from './claim.ts';
 import { tenantWhere } from './tenant-filter.ts';
 import { ENTRIES_SHAPE, migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
-import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
+import { insertOrderEvent, migrateOrderHistory, recordChecks } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { PURGED_ACTIVITY_SCHEMA, purgedActivityRows, purgeEntriesCounted, purgePreviewOf } from './purged-activity.ts';
@@ -334,12 +334,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     markChecked: (checks, now, tenant) =>
-      durable((database) =>
-        transaction(database, () => {
-          const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE tenant = ? AND order_id = ?`);
-          for (const check of checks) update.run(now, check.status ?? null, storedTenant(tenant), toText(check.orderId));
-        }),
-      ),
+      durable((database) => recordChecks(database, checks.map((check) => ({ ...check, orderId: toText(check.orderId) })), now, storedTenant(tenant))),
 
     ...sqliteMissedMethods(durable),
 

@@ -4,7 +4,7 @@
  * repeats a change the other way already brought is stored covered (`done`, never run).
  */
 import { addSqliteColumn, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
-import { applyOrderEvent, emptyHistory, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
+import { applyOrderEvent, emptyHistory, recordRead, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
 import { orderStatusOf, PAIR_WINDOW_MS, storedTenant, tracksOrder, type NewInboxEntry } from '../store.ts';
 import { pairKeyOf } from '../copies.ts';
 
@@ -148,5 +148,23 @@ export function migrateOrderHistory(database: Database): void {
       database.prepare('UPDATE inbox_orders SET version = ?, created_cover = ? WHERE order_id = ?').run(history.version, history.createdCover ? 1 : 0, orderId);
       for (const [status, evidence] of history.statuses) writeStatus(database, '', orderId, status, evidence);
     }
+  });
+}
+
+/**
+ * `markChecked`: each order read back at `now`; the status read is recorded as the order's when it
+ * knew none, or when nothing was stored for the order since the state the read was made from
+ * (`version`): what the service said is then the newest word on it.
+ */
+export function recordChecks(database: Database, checks: readonly { orderId: string; status?: string; version?: number }[], now: number, tenant: string): void {
+  sqliteTransaction(database, () => {
+    for (const check of checks) {
+      if (check.status !== undefined && check.version !== undefined) {
+        const read = recordRead(historyOf(database, tenant, check.orderId), check.status, check.version);
+        if (read) writeHistory(database, tenant, check.orderId, read.history, read.changed);
+      }
+    }
+    const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE tenant = ? AND order_id = ?`);
+    for (const check of checks) update.run(now, check.status ?? null, tenant, check.orderId);
   });
 }
