@@ -2,6 +2,7 @@ import type { ConformanceTestApi } from '../storage/conformance-api.ts';
 import { entry, LEASE, T0, WAIT } from './conformance-entries.ts';
 import { tenantsConformance } from './conformance-tenants.ts';
 import { historyConformance } from './conformance-history.ts';
+import { copiesConformance } from './conformance-copies.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
 /** The test functions the suite needs (one definition, shared with the sync state's suite). */
@@ -456,6 +457,7 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
     dashboardQueriesConformance(() => store, test);
     tenantsConformance(() => store, test);
     historyConformance(() => store, test);
+    copiesConformance(() => store, test);
   });
 }
 

@@ -8,7 +8,7 @@ import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { migrateMissed, postgresMissedMethods } from './missed.ts';
 import { migrateOrderHistory, migrateOrderTenants, recordReadStatus, storedOrderEvents } from './order-history.ts';
-import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, PAIR_WINDOW_MS, statsOf, storedTenant, tracksOrder } from '../store.ts';
+import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, storedTenant, tracksOrder } from '../store.ts';
 import { claimDue, claimExpired, dueTenants, inClaimOrder } from './claim.ts';
 import { tenantParam, tenantWhere } from './tenant-filter.ts';
 import type { InboxOrderRow, InboxRow, InboxStore, NewInboxEntry } from '../store.ts';
@@ -148,7 +148,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   // ./order-history.ts) and the last reconcile's outcome.
   const orders = `"${schema}".inbox_orders`;
   const runs = `"${schema}".inbox_reconcile_runs`;
-  const historyTables = { schema, entries: table, orders, statuses: `"${schema}".inbox_order_statuses` };
+  const historyTables = { schema, entries: table, orders, statuses: `"${schema}".inbox_order_statuses`, verifiers: `"${schema}".inbox_verifiers` };
   async function migrateReconcile(client: PoolClient): Promise<void> {
     const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [orders])).rows;
     await client.query(`
@@ -307,7 +307,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       const rows = await query<{ stored: number }>(
         `INSERT INTO ${table} (${NEW_ENTRY_COLUMNS}, display_number, external_order_id, pair_after)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT ((md5(delivery_id)), tenant) DO NOTHING RETURNING 1 AS stored`,
-        [...postgresValues(entry), references.displayNumber, references.externalOrderId, entry.verifiedBy ? (entry.pairAfter ?? entry.receivedAt - PAIR_WINDOW_MS) : null],
+        [...postgresValues(entry), references.displayNumber, references.externalOrderId, entry.verifiedBy ? (entry.pairAfter ?? null) : null],
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();

@@ -7,7 +7,7 @@
  */
 import type { PoolClient } from 'pg';
 import { recordRead, replayHistories, RECONCILE_RANK, type OrderHistory, type StatusEvidence, type StoredOrderEvent } from '../order-history.ts';
-import { PAIR_WINDOW_MS } from '../store.ts';
+import { PAIR_SLACK_MS, PAIR_WINDOW_MS } from '../copies.ts';
 
 /** The tables the trigger reads and writes, schema-qualified and quoted. */
 export interface OrderHistoryTables {
@@ -15,6 +15,8 @@ export interface OrderHistoryTables {
   entries: string;
   orders: string;
   statuses: string;
+  /** When each secret first verified an order event (a single merchant's copies are paired from then). */
+  verifiers: string;
 }
 
 /** Every order event the entries table holds, oldest first, a page at a time (for migrations). */
@@ -93,7 +95,21 @@ export async function migrateOrderHistory(client: PoolClient, tables: OrderHisto
       }
     }
   }
+  await migrateCopies(client, tables);
   await createOrderStateTrigger(client, tables);
+}
+
+/**
+ * The first time each secret verified an order event (what pairs a single merchant's copies),
+ * created with what the entries of a database an earlier version wrote show.
+ */
+async function migrateCopies(client: PoolClient, { entries, verifiers }: OrderHistoryTables): Promise<void> {
+  const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [verifiers])).rows;
+  if (existing?.found) return;
+  await client.query(`CREATE TABLE IF NOT EXISTS ${verifiers} (tenant TEXT NOT NULL, verified_by TEXT NOT NULL, first_at BIGINT NOT NULL, PRIMARY KEY (tenant, verified_by))`);
+  await client.query(`INSERT INTO ${verifiers} (tenant, verified_by, first_at)
+    SELECT tenant, verified_by, MIN(received_at) FROM ${entries} WHERE verified_by IS NOT NULL AND pair_key IS NOT NULL GROUP BY tenant, verified_by
+    ON CONFLICT (tenant, verified_by) DO NOTHING`);
 }
 
 /**
@@ -127,7 +143,7 @@ export async function recordReadStatus(client: PoolClient, { schema, orders, sta
   }
 }
 
-async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses }: OrderHistoryTables): Promise<void> {
+async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses, verifiers }: OrderHistoryTables): Promise<void> {
   const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
   const read = `IF jsonb_typeof(doc -> 'data' -> 'status') = 'string' THEN new_status := doc -> 'data' ->> 'status'; END IF;
         IF jsonb_typeof(doc -> 'data' -> 'previous_status') = 'string' THEN prev_status := doc -> 'data' ->> 'previous_status'; END IF;`;
@@ -157,6 +173,8 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       s ${statuses}%ROWTYPE;
       f ${statuses}%ROWTYPE;
       original ${entries}%ROWTYPE;
+      first_verified bigint;
+      came_from text;
       v bigint;
       covered boolean := false;
       in_status boolean;
@@ -166,14 +184,27 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       IF NEW.order_id IS NULL OR octet_length(NEW.order_id) > 1000 OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
       PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.tenant || ':' || NEW.order_id));
 
-      -- A copy across two secrets (src/inbox/copies.ts): the oldest unpaired entry of the same
-      -- change verified by another secret since pair_after; the copy is stored done and tells the
-      -- order nothing new.
+      -- A copy across two secrets (src/inbox/copies.ts): the unpaired entry nearest in time of the
+      -- same change verified by another secret since both could deliver (pair_after; else from when
+      -- this secret first verified an order event), unless this secret's own entries show it an
+      -- earlier occurrence (the order came back into this change's previous status through this
+      -- secret alone since). The copy is stored done and tells the order nothing new.
       IF NEW.pair_key IS NOT NULL THEN
-        SELECT * INTO original FROM ${entries}
-          WHERE ${order} AND pair_key = NEW.pair_key AND verified_by <> NEW.verified_by
-            AND copy_of IS NULL AND copied_by IS NULL AND received_at >= coalesce(NEW.pair_after, NEW.received_at - ${PAIR_WINDOW_MS}) AND seq <> NEW.seq
-          ORDER BY seq LIMIT 1;
+        IF NEW.pair_after IS NULL THEN
+          INSERT INTO ${verifiers} (tenant, verified_by, first_at) VALUES (NEW.tenant, NEW.verified_by, NEW.received_at) ON CONFLICT (tenant, verified_by) DO NOTHING;
+          SELECT first_at INTO first_verified FROM ${verifiers} WHERE tenant = NEW.tenant AND verified_by = NEW.verified_by;
+        END IF;
+        IF NEW.event = 'order.status_changed' THEN came_from := NEW.pair_key::jsonb ->> 1; END IF;
+        SELECT * INTO original FROM ${entries} candidate
+          WHERE candidate.tenant = NEW.tenant AND candidate.order_id = NEW.order_id AND candidate.pair_key = NEW.pair_key AND candidate.verified_by <> NEW.verified_by
+            AND candidate.copy_of IS NULL AND candidate.copied_by IS NULL AND candidate.seq <> NEW.seq
+            AND candidate.received_at >= coalesce(NEW.pair_after, greatest(NEW.received_at - ${PAIR_WINDOW_MS}, first_verified - ${PAIR_SLACK_MS}))
+            AND (came_from IS NULL OR NOT EXISTS (
+              SELECT 1 FROM ${entries} own
+              WHERE own.tenant = NEW.tenant AND own.order_id = NEW.order_id AND own.verified_by = NEW.verified_by AND own.seq > candidate.seq AND own.seq <> NEW.seq
+                AND own.copy_of IS NULL AND own.copied_by IS NULL
+                AND (CASE WHEN own.event = 'order.status_changed' AND own.pair_key IS NOT NULL THEN own.pair_key::jsonb ->> 2 END) = came_from))
+          ORDER BY candidate.seq DESC LIMIT 1;
         IF FOUND THEN
           UPDATE ${entries} SET copied_by = NEW.delivery_id WHERE seq = original.seq;
           UPDATE ${entries} SET status = 'done', finished_at = NEW.received_at, copy_of = original.delivery_id WHERE seq = NEW.seq;

@@ -10,7 +10,7 @@ import { pickClaimable } from './claim.ts';
 import { tenantWhere } from './tenant-filter.ts';
 import { ENTRIES_SHAPE, migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
-import { insertOrderEvent, migrateOrderHistory, recordChecks } from './order-history.ts';
+import { insertOrderEvent, migrateCopies, migrateOrderHistory, recordChecks } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { PURGED_ACTIVITY_SCHEMA, purgedActivityRows, purgeEntriesCounted, purgePreviewOf } from './purged-activity.ts';
@@ -154,6 +154,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec(PURGED_ACTIVITY_SCHEMA);
       // Last: it rebuilds tables an earlier version wrote, whose indexes are then made again.
       migrateTenants(database);
+      migrateCopies(database);
       database.exec(SCHEMA);
       database.exec(INVALID_INDEX);
       database.exec(DASHBOARD_SCHEMA);
