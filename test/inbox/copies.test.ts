@@ -15,21 +15,29 @@ import { tenantsWorld } from './support/tenants-world.ts';
 const dir = tempDir('inbox-copies');
 afterAll(() => dir.remove());
 
+const events: ['order.created', 'order.status_changed'] = ['order.created', 'order.status_changed'];
+
+/** A server at the webhook URL answering 503 until `receiver.listener` is set (a receiver deployed). */
+async function startReceiver() {
+  const receiver: { url: string; listener: Parameters<typeof createServer>[1] } = { url: '', listener: (_req, res) => res.writeHead(503).end() };
+  const server = createServer((req, res) => receiver.listener!(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/integration`;
+  return receiver;
+}
+
 describe('one merchant, two endpoints at one URL, an inbox given both secrets', () => {
   it('runs each order event once, keeps both deliveries, and runs a transition the order really repeats again', async () => {
     const sandbox = await startSandbox({ timeScale: 0.001 });
     const client = clientFor(sandbox).client;
-    let listener: Parameters<typeof createServer>[1] = (_req, res) => res.writeHead(503).end();
-    const server = createServer((req, res) => listener!(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/integration`;
-    const events: ['order.created', 'order.status_changed'] = ['order.created', 'order.status_changed'];
+    const receiver = await startReceiver();
+    const { url } = receiver;
     const first = await client.webhooks.create({ url, events });
     const second = await client.webhooks.create({ url, events });
     const inbox = createInbox({ secret: [first.secret, second.secret], store: sqliteStore({ path: `${dir.path}/copies.db` }) });
     onCleanup(() => inbox.close());
-    listener = inbox.handler.node;
+    receiver.listener = inbox.handler.node;
 
     const runs: string[] = [];
     const worker = inbox.startWorker({
@@ -82,12 +90,8 @@ describe('a rotation, then the order really goes through a transition again: the
   it('one merchant (webhooks rotate by hand): the old endpoint\'s delivery from before the new one existed takes nothing for its copy', async () => {
     const sandbox = await startSandbox({ timeScale: 0.001 });
     const client = clientFor(sandbox).client;
-    let listener: Parameters<typeof createServer>[1] = (_req, res) => res.writeHead(503).end();
-    const server = createServer((req, res) => listener!(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/integration`;
-    const events: ['order.created', 'order.status_changed'] = ['order.created', 'order.status_changed'];
+    const receiver = await startReceiver();
+    const { url } = receiver;
     const path = `${dir.path}/rotate-by-hand.db`;
     const old = await client.webhooks.create({ url, events });
     const order = sandbox.createOrder();
@@ -96,7 +100,7 @@ describe('a rotation, then the order really goes through a transition again: the
     const deploy = async (secret: string[]) => {
       const inbox = createInbox({ secret, store: sqliteStore({ path }) });
       const worker = inbox.startWorker({ concurrency: 2, handlers });
-      listener = inbox.handler.node;
+      receiver.listener = inbox.handler.node;
       return async () => {
         await expect.poll(async () => (await inbox.stats()).pending + (await inbox.stats()).processing, { timeout: 10_000 }).toBe(0);
         await worker.stop();
