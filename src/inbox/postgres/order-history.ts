@@ -191,8 +191,12 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       -- secret alone since). The copy is stored done and tells the order nothing new.
       IF NEW.pair_key IS NOT NULL THEN
         IF NEW.pair_after IS NULL THEN
-          INSERT INTO ${verifiers} (tenant, verified_by, first_at) VALUES (NEW.tenant, NEW.verified_by, NEW.received_at) ON CONFLICT (tenant, verified_by) DO NOTHING;
+          -- Read first: the secret's row is there for every delivery but its first.
           SELECT first_at INTO first_verified FROM ${verifiers} WHERE tenant = NEW.tenant AND verified_by = NEW.verified_by;
+          IF NOT FOUND THEN
+            INSERT INTO ${verifiers} (tenant, verified_by, first_at) VALUES (NEW.tenant, NEW.verified_by, NEW.received_at) ON CONFLICT (tenant, verified_by) DO NOTHING;
+            SELECT first_at INTO first_verified FROM ${verifiers} WHERE tenant = NEW.tenant AND verified_by = NEW.verified_by;
+          END IF;
         END IF;
         IF NEW.event = 'order.status_changed' THEN came_from := NEW.pair_key::jsonb ->> 1; END IF;
         SELECT * INTO original FROM ${entries} candidate

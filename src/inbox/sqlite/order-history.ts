@@ -79,8 +79,11 @@ function writeHistory(database: Database, tenant: string, orderId: string, histo
 
 /** When `secret` first verified an order event of `tenant` (recorded now if this is the first). */
 function firstVerifiedAt(database: Database, tenant: string, secret: string, receivedAt: number): number {
-  database.prepare('INSERT INTO inbox_verifiers (tenant, verified_by, first_at) VALUES (?, ?, ?) ON CONFLICT (tenant, verified_by) DO NOTHING').run(tenant, secret, receivedAt);
-  return (database.prepare('SELECT first_at FROM inbox_verifiers WHERE tenant = ? AND verified_by = ?').get(tenant, secret) as { first_at: number }).first_at;
+  const known = database.prepare('SELECT first_at FROM inbox_verifiers WHERE tenant = ? AND verified_by = ?').get(tenant, secret) as { first_at: number } | undefined;
+  if (known) return Number(known.first_at);
+  // In the insert's write transaction: no other writer can have recorded it meanwhile.
+  database.prepare('INSERT INTO inbox_verifiers (tenant, verified_by, first_at) VALUES (?, ?, ?)').run(tenant, secret, receivedAt);
+  return receivedAt;
 }
 
 /**
