@@ -48,6 +48,22 @@ export function historyConformance(current: () => InboxStore, test: ConformanceT
       expect(await neverRuns(store, lateOwn.deliveryId)).toBe(true);
     });
 
+    it('runs a status once when a real delivery skips a status whose delivery died, after a reconcile: a second reconcile finds it there', async () => {
+      if (!store.staleOrders) return;
+      // Reconcile read preparing; preparing -> dispatched then died, and dispatched -> delivered arrives.
+      await store.insert(orderEntry('o-sk', 'order.created', { status: 'confirmed' }, { ts: 100 }));
+      const first = reconciledChange('o-sk', 'confirmed', 'preparing', 1);
+      expect(await store.insert(first)).toBe('stored');
+      const skipping = statusChange('o-sk', 'dispatched', 'delivered', { receivedAt: T0 + 5 });
+      expect(await store.insert(skipping)).toBe('stored');
+      // The next reconcile reads delivered: whatever state it starts from, delivered does not run again.
+      const second = reconciledChange('o-sk', (await orderStateOf(store, 'o-sk'))!.status!, 'delivered', (await orderStateOf(store, 'o-sk'))!.version, { deliveryId: '00000000-0000-4000-8000-00000000a5a5' });
+      await store.insert(second);
+      expect(await orderStateOf(store, 'o-sk')).toMatchObject({ status: 'delivered' });
+      const ran = await runToEnd(store);
+      expect([first, skipping, second].map((each) => ran.includes(each.deliveryId))).toEqual([true, true, false]);
+    });
+
     it('runs a real return to a status a reconcile brought, through a cycle of any length', async () => {
       if (!store.staleOrders) return;
       // confirmed -> preparing died and was reconciled; the order then really went round and came back.

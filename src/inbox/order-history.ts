@@ -187,13 +187,16 @@ export function applyOrderEvent(before: OrderHistory, event: OrderEvent, options
   }
 
   const covered = realCovered(history, status, previous);
+  const older = knownOlder(history, status, previous);
   const takes = takesState(history, event, status, previous);
   update(status, { seenVersion: version, enteredFrom: previous, ...(covered && { coverVersion: null }) });
   if (previous !== null) update(previous, { leftVersion: version });
   if (takes) moveTo();
   else if (history.status === status) history.statusTs = Math.max(history.statusTs, event.ts);
-  // A change that does not become the state is behind it: the order is already past its status.
-  else update(status, { leftVersion: version });
+  // Known to be older: the order is already past its status. One the state does not take only
+  // because a reconcile read ranks above it may be newer (the order skipped a status whose delivery
+  // died): seen and not left, so a reconcile that finds the order there stores nothing again.
+  else if (older) update(status, { leftVersion: version });
   return { history, covered, changed };
 }
 

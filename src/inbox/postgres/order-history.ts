@@ -178,6 +178,7 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       v bigint;
       covered boolean := false;
       in_status boolean;
+      older boolean;
       takes boolean;
     BEGIN
       -- An order id no real order has (over 1000 bytes) keeps no state: a btree key holds ~2.7 KB at most.
@@ -241,15 +242,15 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
         -- In that status already: the state, or entered and not left since.
         in_status := o.status IS NOT DISTINCT FROM new_status
           OR (s.seen_version IS NOT NULL AND NOT (s.left_version IS NOT NULL AND s.left_version >= s.seen_version));
+        -- Known to be older: its status, or the one it came from, was left already.
+        older := coalesce(s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version), false)
+          OR coalesce(prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version), false);
         -- A real change becomes the state (its ts plays no part: a retry carries its attempt's time)
-        -- when it follows on from the current status; not when it is known to be older (its status,
-        -- or the one it came from, was left already); else when it arrived later than what brought
-        -- the state (a status a reconcile read ranks above every delivery).
+        -- when it follows on from the current status; not when it is known to be older; else when it
+        -- arrived later than what brought the state (a status a reconcile read ranks above every delivery).
         takes := o.status IS NULL OR (new_status IS DISTINCT FROM o.status AND (
           (prev_status IS NOT NULL AND prev_status = o.status)
-          OR (NOT (s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version))
-              AND NOT (prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version))
-              AND NEW.received_at >= o.status_at)));
+          OR (NOT older AND NEW.received_at >= o.status_at)));
         IF reconciling THEN
           covered := in_status OR (based_on IS NOT NULL AND coalesce(s.left_version > based_on, false));
           IF covered THEN
@@ -270,8 +271,9 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
           IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
           IF takes THEN ${moveTo}
           ELSIF o.status = new_status THEN o.status_ts := greatest(o.status_ts, NEW.ts);
-          -- A change that does not become the state is behind it: the order is already past its status.
-          ELSE ${leave('new_status')} END IF;
+          -- Known to be older: the order is already past its status. (One the state does not take only
+          -- because a reconcile read ranks above it may be newer: seen, not left.)
+          ELSIF older THEN ${leave('new_status')} END IF;
         END IF;
       END IF;
 
