@@ -2,6 +2,8 @@ import type { ConformanceTestApi } from '../storage/conformance-api.ts';
 import { entry, LEASE, T0, WAIT } from './conformance-entries.ts';
 import { fairClaimConformance } from './conformance-claim.ts';
 import { tenantsConformance } from './conformance-tenants.ts';
+import { historyConformance } from './conformance-history.ts';
+import { copiesConformance } from './conformance-copies.ts';
 import type { InboxStore, NewInboxEntry } from './store.ts';
 
 /** The test functions the suite needs (one definition, shared with the sync state's suite). */
@@ -210,15 +212,17 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
     const stateOf = async (orderId: string) =>
       (await store.staleOrders!({ seenBefore: Number.MAX_SAFE_INTEGER, checkedBefore: Number.MAX_SAFE_INTEGER, finalStatuses: [], limit: 1000 })).find((state) => state.orderId === orderId);
 
-    it('keeps per order the status of its latest status change by ts, and when its last event arrived', async () => {
+    it('keeps per order the status its changes lead to (by previous_status, never by ts), and when its last event arrived', async () => {
       if (!store.staleOrders) return;
-      await store.insert(orderEvent('order-s', 'order.status_changed', 'preparing', { ts: 200, receivedAt: T0 }));
-      // An older change arriving later does not win; an order.created's status counts only while none is known.
-      await store.insert(orderEvent('order-s', 'order.status_changed', 'confirmed', { ts: 150, receivedAt: T0 + 10 }));
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'dispatched', { ts: 200, receivedAt: T0, payload: JSON.stringify({ data: { order_id: 'order-s', previous_status: 'preparing', status: 'dispatched' } }) }));
+      // An older change arriving later (its retry stamped later) does not win: the order left preparing already.
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'preparing', { ts: 900, receivedAt: T0 + 10, payload: JSON.stringify({ data: { order_id: 'order-s', previous_status: 'confirmed', status: 'preparing' } }) }));
+      // An order.created's status counts only while none is known.
       await store.insert(orderEvent('order-s', 'order.created', 'confirmed', { ts: 300, receivedAt: T0 + 5 }));
-      expect(await stateOf('order-s')).toMatchObject({ orderId: 'order-s', status: 'preparing', statusTs: 200, lastEventAt: T0 + 10, checkedAt: null, hasCreated: true });
-      await store.insert(orderEvent('order-s', 'order.status_changed', 'dispatched', { ts: 250, receivedAt: T0 + 20 }));
-      expect(await stateOf('order-s')).toMatchObject({ status: 'dispatched', statusTs: 250, lastEventAt: T0 + 20 });
+      expect(await stateOf('order-s')).toMatchObject({ orderId: 'order-s', status: 'dispatched', statusTs: 200, lastEventAt: T0 + 10, checkedAt: null, hasCreated: true });
+      // One that follows on from the order's status wins, whatever its ts.
+      await store.insert(orderEvent('order-s', 'order.status_changed', 'delivered', { ts: 150, receivedAt: T0 + 20, payload: JSON.stringify({ data: { order_id: 'order-s', previous_status: 'dispatched', status: 'delivered' } }) }));
+      expect(await stateOf('order-s')).toMatchObject({ status: 'delivered', statusTs: 150, lastEventAt: T0 + 20 });
       await store.insert(orderEvent('order-t', 'order.created', 'confirmed', { ts: 100 }));
       expect(await stateOf('order-t')).toMatchObject({ status: 'confirmed', hasCreated: true });
       // A duplicate delivery changes nothing.
@@ -454,6 +458,8 @@ export function inboxStoreConformance(name: string, makeStore: () => InboxStore 
     dashboardQueriesConformance(() => store, test);
     tenantsConformance(() => store, test);
     fairClaimConformance(() => store, test);
+    historyConformance(() => store, test);
+    copiesConformance(() => store, test);
   });
 }
 

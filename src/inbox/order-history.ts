@@ -32,7 +32,10 @@ export interface OrderHistory {
   version: number;
   status: string | null;
   statusTs: number;
-  /** Breaks ties between two statuses of one `ts`: arrival time, or {@link RECONCILE_RANK} for a reconcile entry. */
+  /**
+   * When what brought the status arrived (`receivedAt`), or {@link RECONCILE_RANK} for a reconcile
+   * read: a change that does not follow on from the status takes its place only when it arrived later.
+   */
   statusRank: number;
   lastEventAt: number;
   hasCreated: boolean;
@@ -48,6 +51,7 @@ export interface OrderEvent {
   status: string | null;
   /** `data.previous_status` of an `order.status_changed`. */
   previousStatus: string | null;
+  /** Kept as the state's `statusTs`; never compared (a retry carries its attempt's time). */
   ts: number;
   receivedAt: number;
   reconcile: boolean;
@@ -56,8 +60,8 @@ export interface OrderEvent {
 }
 
 /**
- * A reconcile entry's rank among statuses of the same `ts`: what the service said when it was read
- * wins over a delivery of that same second, which is older or the same change.
+ * The rank of a status a reconcile read: what the service said when it was read stays the order's
+ * status until a change that follows on from it arrives (a late delivery that does not is older).
  */
 export const RECONCILE_RANK = Number.MAX_SAFE_INTEGER;
 
@@ -93,29 +97,35 @@ function reconcileCovered(history: OrderHistory, status: string, basedOnVersion:
 
 /**
  * Whether a real delivery of `status` is the change a reconcile entry brought: one did and none has
- * arrived since, unless the delivery comes back from a status the order is known to have entered
- * from this one after that entry (the order went on and really came back).
+ * arrived since, unless the delivery follows on from where the order is (its `previous_status` is
+ * the order's status): the order went on from the reconciled status, however many steps, and
+ * really came back. The reconciled change's own late delivery comes from a status the order had
+ * before it, which the order has left.
  */
 function realCovered(history: OrderHistory, status: string, previous: string | null): boolean {
-  const cover = history.statuses.get(status)?.coverVersion ?? null;
-  if (cover === null) return false;
-  if (previous === null) return true;
-  const from = history.statuses.get(previous);
-  return !(from?.enteredFrom === status && from.seenVersion !== null && from.seenVersion > cover);
+  if ((history.statuses.get(status)?.coverVersion ?? null) === null) return false;
+  return previous === null || previous !== history.status;
 }
 
 /**
- * Whether a status change becomes the order's state: it follows the current status (its
- * `previous_status` is it); else not when it is a late delivery of an older change (the order is
- * known to have left its status, or the status it came from, already); else by `ts`, then rank.
+ * Whether a real status change becomes the order's state (the order's `ts` plays no part: the
+ * service stamps a retry with its attempt's time). It does when it follows on from the order's
+ * status (its `previous_status` is it); not when it is known to be older (the order left its
+ * status, or the status it came from, already). Else the later arrival wins, except over a status
+ * a reconcile read: the service's word at that time, after every change a late delivery brings
+ * that does not follow on from it.
  */
 function takesState(history: OrderHistory, event: OrderEvent, status: string, previous: string | null): boolean {
   if (history.status === null) return true;
+  if (status === history.status) return false;
   if (previous !== null && previous === history.status) return true;
-  if (left(history.statuses.get(status) ?? NO_EVIDENCE)) return false;
-  if (previous !== null && left(history.statuses.get(previous) ?? NO_EVIDENCE)) return false;
-  const rank = event.reconcile ? RECONCILE_RANK : event.receivedAt;
-  return event.ts > history.statusTs || (event.ts === history.statusTs && rank >= history.statusRank);
+  if (knownOlder(history, status, previous)) return false;
+  return event.receivedAt >= history.statusRank;
+}
+
+/** A change into `status` from `previous` the order is known to be past: it left either already. */
+function knownOlder(history: OrderHistory, status: string, previous: string | null): boolean {
+  return left(history.statuses.get(status) ?? NO_EVIDENCE) || (previous !== null && left(history.statuses.get(previous) ?? NO_EVIDENCE));
 }
 
 export interface AppliedEvent {
@@ -169,21 +179,46 @@ export function applyOrderEvent(before: OrderHistory, event: OrderEvent, options
       if (history.status !== status && isCurrent(history, status)) moveTo();
       return { history, covered: true, changed };
     }
-    const takes = takesState(history, event, status, previous);
+    // What the service said when it was read is where the order is.
     update(status, { seenVersion: version, coverVersion: version });
     if (previous !== null) update(previous, { leftVersion: version });
-    if (takes) moveTo();
-    else update(status, { leftVersion: version });
+    moveTo();
     return { history, covered: false, changed };
   }
 
   const covered = realCovered(history, status, previous);
+  const older = knownOlder(history, status, previous);
   const takes = takesState(history, event, status, previous);
   update(status, { seenVersion: version, enteredFrom: previous, ...(covered && { coverVersion: null }) });
   if (previous !== null) update(previous, { leftVersion: version });
   if (takes) moveTo();
-  else if (history.status !== status) update(status, { leftVersion: version });
+  else if (history.status === status) history.statusTs = Math.max(history.statusTs, event.ts);
+  // Known to be older: the order is already past its status. One the state does not take only
+  // because a reconcile read ranks above it may be newer (the order skipped a status whose delivery
+  // died): seen and not left, so a reconcile that finds the order there stores nothing again.
+  else if (older) update(status, { leftVersion: version });
   return { history, covered, changed };
+}
+
+/**
+ * The order's history once a reconcile read that the service has it in `status`, if that read is
+ * the newest word on it: nothing was stored for the order since the state it was made from
+ * (`readVersion`). The status it had is then left, and the read one entered, at that version; a
+ * status the order is already in changes nothing. `null` when there is nothing to record.
+ */
+export function recordRead(before: OrderHistory, status: string, readVersion: number): Omit<AppliedEvent, 'covered'> | null {
+  if (before.version !== readVersion || before.status === status) return null;
+  const history: OrderHistory = { ...before, statuses: new Map(before.statuses) };
+  const changed = new Set<string>();
+  const update = (name: string, change: Partial<StatusEvidence>) => {
+    history.statuses.set(name, { ...(history.statuses.get(name) ?? NO_EVIDENCE), ...change });
+    changed.add(name);
+  };
+  if (history.status !== null) update(history.status, { leftVersion: history.version });
+  update(status, { seenVersion: history.version, leftVersion: null });
+  history.status = status;
+  history.statusRank = RECONCILE_RANK;
+  return { history, changed };
 }
 
 /** `data.status` and `data.previous_status` of an order event's payload (`null` where absent or not JSON). */

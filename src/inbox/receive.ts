@@ -9,7 +9,8 @@ import { readRawNodeBody, type NodeRequestLike, type NodeResponseLike } from '..
 import type { WebhookHeaders } from '../webhooks/signature.ts';
 import { authenticateDelivery, RegistryUnavailable } from './authenticate.ts';
 import type { DeliverySecrets } from './delivery-secrets.ts';
-import { PAIR_WINDOW_MS, type InboxStore } from './store.ts';
+import { pairAfterOf } from './copies.ts';
+import type { InboxStore } from './store.ts';
 import { StoreTimeout, withinTime } from './timeouts.ts';
 
 /** The largest body the inbox reads; a larger one answers 413 (the service's orders are far smaller). */
@@ -176,9 +177,10 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
       options.store.insert({
         ...(addressee.tenant !== undefined && { tenant: addressee.tenant }),
         verifiedBy: secret.id,
-        // A copy's original arrived after this secret began to overlap with the other (a minute
-        // early: the service may deliver before the new secret is stored and the hold ends).
-        ...(secret.createdAt !== null && { pairAfter: Math.max(receivedAt - PAIR_WINDOW_MS, secret.createdAt - PAIR_SLACK_MS) }),
+        // A copy's original arrived once this secret could deliver: from when the registry stored it
+        // (a moment early: the service may deliver before it is stored). A single merchant's secrets
+        // have no such time: the store counts from the first delivery each verified.
+        ...(secret.createdAt !== null && { pairAfter: pairAfterOf(secret.createdAt, receivedAt) }),
         deliveryId: delivery.deliveryId,
         event: delivery.event,
         orderId,
@@ -206,8 +208,6 @@ async function answerDelivery(incoming: Incoming, options: ReceiveOptions, conte
 
 /** The header checks use no secret: this one only satisfies their signature. */
 const HEADERS_ONLY = 'whsec_headers_only';
-/** How long before a tenant's secret was stored its endpoint's copies' originals may have arrived. */
-const PAIR_SLACK_MS = 60_000;
 
 /** The `lastError` of an entry sent to `dead` for its shape: what happened and what to do. */
 function invalidPayloadReason(event: string, issues: readonly string[]): string {

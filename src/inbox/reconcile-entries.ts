@@ -2,7 +2,7 @@
  * The entries a reconcile stores for what it read back: a synthetic `order.created` for an order
  * known only from status changes, a synthetic `order.status_changed` where the service's status
  * differs from the inbox's. Both carry `source: 'reconcile'` and a delivery id derived from their
- * content, so that the same finding is stored once.
+ * content (a change's: from the state it was read from too), so that the same finding is stored once.
  */
 import type { Clock } from '../clock.ts';
 import type { Order } from '../schemas/order.ts';
@@ -31,9 +31,11 @@ export async function createdEntry(order: Order, clock: Clock): Promise<NewInbox
 /** In the order's turn: after every event of it the inbox holds (by ts, then arrival). */
 export async function changeEntry(state: InboxOrderState, order: Order, clock: Clock): Promise<NewInboxEntry> {
   const previous = state.status ?? '';
-  // The previous status is part of the id: an order that a late delivery moved back (an older change
-  // arriving after the reconciled one) is corrected by the next reconcile, not taken as the same change.
-  const deliveryId = await derivedDeliveryId(order.order_id, 'order.status_changed', previous, order.status);
+  // The state read is part of the id: two reconciles reading the same state store its change once,
+  // and the same transition missed again later (the order really went back) is a change of its own.
+  // A store that keeps no version names the state by when the order's last event arrived.
+  const read = state.version === undefined ? `at ${state.lastEventAt}` : `version ${state.version}`;
+  const deliveryId = await derivedDeliveryId(order.order_id, 'order.status_changed', previous, order.status, read);
   const ts = Math.max(Math.floor(clock.now() / 1000), state.statusTs);
   const { order_id, display_number, external_order_id, store_id, status } = order;
   const entry = synthetic(deliveryId, 'order.status_changed', order_id, ts, { order_id, display_number, external_order_id, previous_status: previous, status, store_id }, status, clock);

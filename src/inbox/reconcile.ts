@@ -178,8 +178,10 @@ async function readBack(store: InboxStore, reconcilable: ReconcilableStore, clie
     report.statusChanges += 1;
     stored = true;
   }
-  // A status the inbox never knew (payloads purged before it kept one) is taken as it is now, not as a change.
-  await reconcilable.markChecked([{ orderId: state.orderId, status: order.status }], clock.now());
+  // What the service said is recorded as the order's status when the inbox knew none (payloads purged
+  // before it kept one), or when nothing was stored for the order since this state was read (no
+  // entry made a difference): the next run then compares with it, not with a stale status.
+  await reconcilable.markChecked([{ orderId: state.orderId, status: order.status, ...(state.version !== undefined && { version: state.version }) }], clock.now());
   if (stored) deps.onStored?.();
 }
 

@@ -64,17 +64,15 @@ export interface NewInboxEntry {
    */
   verifiedBy?: string | null;
   /**
-   * The earliest `receivedAt` of an entry this one may be a copy of (when the two secrets began to
-   * overlap). @default receivedAt minus {@link PAIR_WINDOW_MS}
+   * The earliest `receivedAt` of an entry this one may be a copy of: when its secret could begin to
+   * deliver (a tenant's: `pairAfterOf(when the registry stored it, receivedAt)`, src/inbox/copies.ts).
+   * @default from the first time the store saw its secret verify an order event, less
+   * `PAIR_SLACK_MS`, and no more than `PAIR_WINDOW_MS` before `receivedAt`
    */
   pairAfter?: number;
 }
 
-/**
- * How far back a copy's original may have arrived: the service retries a delivery for about
- * 14 h 36 min (spec 6.4), so one endpoint's delivery may reach the inbox that much after the other's.
- */
-export const PAIR_WINDOW_MS = 86_400_000;
+export { PAIR_WINDOW_MS } from './copies.ts';
 
 /** How long {@link InboxStore.insert} may wait. */
 export interface InsertOptions {
@@ -217,8 +215,12 @@ export interface InboxStore {
    * Copies: an order event with a `verifiedBy` is stored as a copy (`done`, `copyOf` the other's
    * delivery id, its handler never run, the order's state untouched) when an entry of the same
    * tenant, `event`, `order_id` and, for `order.status_changed`, `previous_status` and `status`,
-   * verified by another secret, received at or after `pairAfter`, is not yet paired (the oldest such
-   * one): whichever of the two arrived first runs. Entries of one secret are never paired.
+   * verified by another secret, received at or after `pairAfter` (by default: from when the store
+   * first saw this entry's secret verify an order event), is not yet paired (the latest such one),
+   * unless an unpaired `order.status_changed` verified by this entry's secret and received after
+   * that one brought the order into this change's `previous_status` (the order came back through
+   * this secret alone: a repeat). Whichever of the two arrived first runs. Entries of one secret
+   * are never paired.
    */
   insert(entry: NewInboxEntry, options?: InsertOptions): Promise<'stored' | 'duplicate'>;
   /**
@@ -260,8 +262,13 @@ export interface InboxStore {
    * least recently checked (or heard of) first, at most `limit`.
    */
   staleOrders?(request: StaleOrdersRequest): Promise<InboxOrderState[]>;
-  /** Records that orders (of `tenant`: `''`/absent for a single-merchant inbox) were read back at `now`; `status` fills a status the inbox did not know. */
-  markChecked?(checks: readonly { orderId: string; status?: string }[], now: number, tenant?: string | null): Promise<void>;
+  /**
+   * Records that orders (of `tenant`: `''`/absent for a single-merchant inbox) were read back at
+   * `now`. `status`, what the service said, becomes the order's status when the inbox knew none, or
+   * when `version` is given and nothing was stored for the order since the state of that version
+   * was read (the status it had is then left); a status a later event brought is kept.
+   */
+  markChecked?(checks: readonly { orderId: string; status?: string; version?: number }[], now: number, tenant?: string | null): Promise<void>;
   /** Keeps the outcome of the last reconcile (of `record.tenant`), replacing the one before. */
   saveReconcile?(record: ReconcileRecord): Promise<void>;
   /** The outcome of the last reconcile (of `tenant`: `''`/absent for a single-merchant inbox), if one ran. */

@@ -317,6 +317,67 @@ describe.each(stores)('inbox.reconcile on %s, the sandbox over sockets', (_name,
     }
   });
 
+  it('handles a reconciled status once when a late delivery of an earlier change, stamped later, arrives before a second reconcile', async () => {
+    const t = await setUp(makeStore);
+    const { sandbox, manual, handled } = t;
+    const order = sandbox.createOrder();
+    await sandbox.idle();
+    await t.drained();
+    // confirmed -> preparing -> dispatched -> delivered while the receiver is down.
+    await t.hook.stop();
+    for (const status of ['preparing', 'dispatched', 'delivered'] as const) sandbox.setOrderStatus(order.order_id, status);
+    const changes = sandbox.deliveries({ event: 'order.status_changed' }).map((delivery) => delivery.id);
+    await Promise.all(changes.map((id) => sandbox.waitForDelivery(id, (d) => d.status === 'retrying')));
+    manual.advance(1000);
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ statusChanges: 1 });
+    await t.drained();
+    // The retry of preparing -> dispatched lands first (its ts: the attempt's, after the reconcile's).
+    const land = t.holdDeliveries();
+    await t.hook.start();
+    manual.advance(RETRY_DELAYS_MS[0]!);
+    expect(await land(order.order_id, 'dispatched')).toBe(200);
+    await t.drained();
+    manual.advance(1000);
+    // The inbox still has the order delivered (final): nothing to read, nothing to store.
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ ordersChecked: 0, statusChanges: 0 });
+    for (const status of ['preparing', 'delivered']) expect(await land(order.order_id, status)).toBe(200);
+    for (const id of changes) expect((await sandbox.waitForDelivery(id)).status).toBe('delivered');
+    await t.drained();
+    const ran = handled.filter((each) => each.event === 'order.status_changed').map((each) => `${each.status} ${each.source ?? 'webhook'}`);
+    expect(ran.sort()).toEqual(['delivered reconcile', 'dispatched webhook', 'preparing webhook']);
+  });
+
+  it('recovers the same transition missed twice, the order having really gone back in between: both run', async () => {
+    const t = await setUp(makeStore);
+    const { sandbox, manual, handled } = t;
+    const order = sandbox.createOrder();
+    await sandbox.idle();
+    await t.drained();
+    const missed = async (status: 'preparing') => {
+      await t.hook.stop();
+      sandbox.setOrderStatus(order.order_id, status);
+      await t.outlastRetries([t.lastDelivery('order.status_changed').id]);
+      await t.hook.start();
+      manual.advance(1000);
+    };
+    await missed('preparing');
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ statusChanges: 1, missed: [] });
+    await t.drained();
+    sandbox.setOrderStatus(order.order_id, 'confirmed');
+    await sandbox.idle();
+    await t.drained();
+    await missed('preparing');
+    const second = await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 });
+    expect(second).toMatchObject({ statusChanges: 1, missed: [] });
+    expect(second.recovered).toHaveLength(1);
+    await t.drained();
+    const ran = handled.filter((each) => each.event === 'order.status_changed').map((each) => `${each.status} ${each.source ?? 'webhook'}`);
+    expect(ran).toEqual(['preparing reconcile', 'confirmed webhook', 'preparing reconcile']);
+    // Nothing is left to say: a third reconcile finds the order where the service has it.
+    manual.advance(1000);
+    expect(await t.inbox.reconcile({ client: t.client, staleAfterMinutes: 0 })).toMatchObject({ statusChanges: 0 });
+  });
+
   it('reads at most maxReads orders a call, least recently checked first, so repeated calls get through all of them; a 404 counts in notFound', async () => {
     const t = await setUp(makeStore);
     const { sandbox, manual } = t;

@@ -7,8 +7,8 @@
 import type { PoolClient } from 'pg';
 import { checkPostgresOptions, postgresPool, type PostgresConnectionOptions } from '../../storage/postgres.ts';
 import { migrateMissed, postgresMissedMethods } from './missed.ts';
-import { migrateOrderHistory, migrateOrderTenants, storedOrderEvents } from './order-history.ts';
-import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, PAIR_WINDOW_MS, statsOf, storedTenant, tracksOrder } from '../store.ts';
+import { migrateOrderHistory, migrateOrderTenants, recordReadStatus, storedOrderEvents } from './order-history.ts';
+import { activityOf, backfillOrderStates, decodedRow, fromText, toText, entryFromRow, entryWithPayloadFromRow, INBOX_COLUMNS, NEW_ENTRY_COLUMNS, newEntryValues, orderReferences, orderStateFromRow, orderStatusOf, pageQuery, statsOf, storedTenant, tracksOrder } from '../store.ts';
 import { claimDue, claimExpired, inClaimOrder, turnsOf, walkDueTenants } from './claim.ts';
 import { migrateDueTenants, refreshDueTenants } from './due-tenants.ts';
 import { tenantParam, tenantWhere } from './tenant-filter.ts';
@@ -150,7 +150,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
   // ./order-history.ts) and the last reconcile's outcome.
   const orders = `"${schema}".inbox_orders`;
   const runs = `"${schema}".inbox_reconcile_runs`;
-  const historyTables = { schema, entries: table, orders, statuses: `"${schema}".inbox_order_statuses` };
+  const historyTables = { schema, entries: table, orders, statuses: `"${schema}".inbox_order_statuses`, verifiers: `"${schema}".inbox_verifiers` };
   async function migrateReconcile(client: PoolClient): Promise<void> {
     const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [orders])).rows;
     await client.query(`
@@ -196,16 +196,24 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     insert: (run: <R>(sql: string, params: unknown[]) => Promise<R[]>) => Promise<'stored' | 'duplicate'>,
   ): Promise<'stored' | 'duplicate'> {
     if (entry.source !== 'reconcile' || !tracksOrder(entry)) return insert(query);
-    const client = await (await getPool()).connect();
-    let broken = false;
-    try {
-      await client.query('BEGIN');
+    return inTransaction(async (client) => {
       await client.query(`SELECT set_config('integration_inbox.source', 'reconcile', true), set_config('integration_inbox.order_version', $1, true)`, [
         entry.orderVersion === undefined ? '' : String(entry.orderVersion),
       ]);
       const run = async <R,>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[];
-      let result = await insert(run);
-      if (result === 'stored' && (await run<{ status: string }>(`SELECT status FROM ${table} WHERE delivery_id = $1`, [entry.deliveryId]))[0]?.status === 'done') result = 'duplicate';
+      const result = await insert(run);
+      if (result === 'stored' && (await run<{ status: string }>(`SELECT status FROM ${table} WHERE delivery_id = $1`, [entry.deliveryId]))[0]?.status === 'done') return 'duplicate';
+      return result;
+    });
+  }
+
+  /** Runs `work` in one transaction on a client of the pool (a client whose rollback failed is not reused). */
+  async function inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await (await getPool()).connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -301,7 +309,7 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
       const rows = await query<{ stored: number }>(
         `INSERT INTO ${table} (${NEW_ENTRY_COLUMNS}, display_number, external_order_id, pair_after)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT ((md5(delivery_id)), tenant) DO NOTHING RETURNING 1 AS stored`,
-        [...postgresValues(entry), references.displayNumber, references.externalOrderId, entry.verifiedBy ? (entry.pairAfter ?? entry.receivedAt - PAIR_WINDOW_MS) : null],
+        [...postgresValues(entry), references.displayNumber, references.externalOrderId, entry.verifiedBy ? (entry.pairAfter ?? null) : null],
       );
       if (rows.length === 0) return 'duplicate';
       wakeWorkers();
@@ -462,6 +470,12 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     async markChecked(checks, now, tenant) {
       await migrate();
       if (checks.length === 0) return;
+      // What a reconcile read, recorded where nothing was stored for the order since (./order-history.ts).
+      for (const check of checks) {
+        if (check.status === undefined || check.version === undefined) continue;
+        const { status, version } = check;
+        await inTransaction((client) => recordReadStatus(client, historyTables, storedTenant(tenant), toText(check.orderId), status, version));
+      }
       await changes(
         `UPDATE ${orders} o SET checked_at = $1, status = COALESCE(o.status, c.status)
          FROM unnest($2::text[], $3::text[]) AS c(order_id, status) WHERE o.tenant = $4 AND o.order_id = c.order_id`,

@@ -6,8 +6,8 @@
  * `applyOrderEvent`, in PL/pgSQL; the shared conformance suite holds both stores to them.
  */
 import type { PoolClient } from 'pg';
-import { replayHistories, RECONCILE_RANK, type StoredOrderEvent } from '../order-history.ts';
-import { PAIR_WINDOW_MS } from '../store.ts';
+import { recordRead, replayHistories, RECONCILE_RANK, type OrderHistory, type StatusEvidence, type StoredOrderEvent } from '../order-history.ts';
+import { PAIR_SLACK_MS, PAIR_WINDOW_MS } from '../copies.ts';
 
 /** The tables the trigger reads and writes, schema-qualified and quoted. */
 export interface OrderHistoryTables {
@@ -15,6 +15,8 @@ export interface OrderHistoryTables {
   entries: string;
   orders: string;
   statuses: string;
+  /** When each secret first verified an order event (a single merchant's copies are paired from then). */
+  verifiers: string;
 }
 
 /** Every order event the entries table holds, oldest first, a page at a time (for migrations). */
@@ -93,10 +95,55 @@ export async function migrateOrderHistory(client: PoolClient, tables: OrderHisto
       }
     }
   }
+  await migrateCopies(client, tables);
   await createOrderStateTrigger(client, tables);
 }
 
-async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses }: OrderHistoryTables): Promise<void> {
+/**
+ * The first time each secret verified an order event (what pairs a single merchant's copies),
+ * created with what the entries of a database an earlier version wrote show.
+ */
+async function migrateCopies(client: PoolClient, { entries, verifiers }: OrderHistoryTables): Promise<void> {
+  const [existing] = (await client.query<{ found: string | null }>(`SELECT to_regclass($1) AS found`, [verifiers])).rows;
+  if (existing?.found) return;
+  await client.query(`CREATE TABLE IF NOT EXISTS ${verifiers} (tenant TEXT NOT NULL, verified_by TEXT NOT NULL, first_at BIGINT NOT NULL, PRIMARY KEY (tenant, verified_by))`);
+  await client.query(`INSERT INTO ${verifiers} (tenant, verified_by, first_at)
+    SELECT tenant, verified_by, MIN(received_at) FROM ${entries} WHERE verified_by IS NOT NULL AND pair_key IS NOT NULL GROUP BY tenant, verified_by
+    ON CONFLICT (tenant, verified_by) DO NOTHING`);
+}
+
+/**
+ * `markChecked`'s record of the status a reconcile read, for one order: under the order's lock (the
+ * trigger's), when nothing was stored for it since the state of `version` (see `recordRead`).
+ */
+export async function recordReadStatus(client: PoolClient, { schema, orders, statuses }: OrderHistoryTables, tenant: string, orderId: string, status: string, version: number): Promise<void> {
+  await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${schema}:${tenant}:${orderId}`]);
+  const [order] = (await client.query<{ status: string | null; version: string }>(`SELECT status, version FROM ${orders} WHERE tenant = $1 AND order_id = $2`, [tenant, orderId])).rows;
+  if (!order || Number(order.version) !== version || order.status === status) return;
+  const rows = (await client.query<{ status: string; seen_version: string | null; entered_from: string | null; left_version: string | null; cover_version: string | null }>(
+    `SELECT status, seen_version, entered_from, left_version, cover_version FROM ${statuses} WHERE tenant = $1 AND order_id = $2 AND status = ANY($3::text[])`,
+    [tenant, orderId, [status, ...(order.status === null ? [] : [order.status])]],
+  )).rows;
+  const asNumber = (value: string | null) => (value === null ? null : Number(value));
+  const before: OrderHistory = {
+    version, status: order.status, statusTs: 0, statusRank: 0, lastEventAt: 0, hasCreated: false, createdCover: false,
+    statuses: new Map(rows.map((row) => [row.status, { seenVersion: asNumber(row.seen_version), enteredFrom: row.entered_from, leftVersion: asNumber(row.left_version), coverVersion: asNumber(row.cover_version) }])),
+  };
+  const read = recordRead(before, status, version);
+  if (!read) return;
+  await client.query(`UPDATE ${orders} SET status = $3, status_at = $4 WHERE tenant = $1 AND order_id = $2`, [tenant, orderId, status, RECONCILE_RANK]);
+  for (const name of read.changed) {
+    const evidence: StatusEvidence = read.history.statuses.get(name)!;
+    await client.query(
+      `INSERT INTO ${statuses} (tenant, order_id, status, seen_version, entered_from, left_version, cover_version) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
+         left_version = EXCLUDED.left_version, cover_version = EXCLUDED.cover_version`,
+      [tenant, orderId, name, evidence.seenVersion, evidence.enteredFrom, evidence.leftVersion, evidence.coverVersion],
+    );
+  }
+}
+
+async function createOrderStateTrigger(client: PoolClient, { schema, entries, orders, statuses, verifiers }: OrderHistoryTables): Promise<void> {
   const [version] = (await client.query<{ n: string }>(`SELECT current_setting('server_version_num') AS n`)).rows;
   const read = `IF jsonb_typeof(doc -> 'data' -> 'status') = 'string' THEN new_status := doc -> 'data' ->> 'status'; END IF;
         IF jsonb_typeof(doc -> 'data' -> 'previous_status') = 'string' THEN prev_status := doc -> 'data' ->> 'previous_status'; END IF;`;
@@ -126,23 +173,43 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
       s ${statuses}%ROWTYPE;
       f ${statuses}%ROWTYPE;
       original ${entries}%ROWTYPE;
+      first_verified bigint;
+      came_from text;
       v bigint;
       covered boolean := false;
       in_status boolean;
+      older boolean;
       takes boolean;
     BEGIN
       -- An order id no real order has (over 1000 bytes) keeps no state: a btree key holds ~2.7 KB at most.
       IF NEW.order_id IS NULL OR octet_length(NEW.order_id) > 1000 OR NEW.event NOT IN ('order.created', 'order.status_changed') THEN RETURN NULL; END IF;
       PERFORM pg_advisory_xact_lock(hashtext('${schema}:' || NEW.tenant || ':' || NEW.order_id));
 
-      -- A copy across two secrets (src/inbox/copies.ts): the oldest unpaired entry of the same
-      -- change verified by another secret since pair_after; the copy is stored done and tells the
-      -- order nothing new.
+      -- A copy across two secrets (src/inbox/copies.ts): the unpaired entry nearest in time of the
+      -- same change verified by another secret since both could deliver (pair_after; else from when
+      -- this secret first verified an order event), unless this secret's own entries show it an
+      -- earlier occurrence (the order came back into this change's previous status through this
+      -- secret alone since). The copy is stored done and tells the order nothing new.
       IF NEW.pair_key IS NOT NULL THEN
-        SELECT * INTO original FROM ${entries}
-          WHERE ${order} AND pair_key = NEW.pair_key AND verified_by <> NEW.verified_by
-            AND copy_of IS NULL AND copied_by IS NULL AND received_at >= coalesce(NEW.pair_after, NEW.received_at - ${PAIR_WINDOW_MS}) AND seq <> NEW.seq
-          ORDER BY seq LIMIT 1;
+        IF NEW.pair_after IS NULL THEN
+          -- Read first: the secret's row is there for every delivery but its first.
+          SELECT first_at INTO first_verified FROM ${verifiers} WHERE tenant = NEW.tenant AND verified_by = NEW.verified_by;
+          IF NOT FOUND THEN
+            INSERT INTO ${verifiers} (tenant, verified_by, first_at) VALUES (NEW.tenant, NEW.verified_by, NEW.received_at) ON CONFLICT (tenant, verified_by) DO NOTHING;
+            SELECT first_at INTO first_verified FROM ${verifiers} WHERE tenant = NEW.tenant AND verified_by = NEW.verified_by;
+          END IF;
+        END IF;
+        IF NEW.event = 'order.status_changed' THEN came_from := NEW.pair_key::jsonb ->> 1; END IF;
+        SELECT * INTO original FROM ${entries} candidate
+          WHERE candidate.tenant = NEW.tenant AND candidate.order_id = NEW.order_id AND candidate.pair_key = NEW.pair_key AND candidate.verified_by <> NEW.verified_by
+            AND candidate.copy_of IS NULL AND candidate.copied_by IS NULL AND candidate.seq <> NEW.seq
+            AND candidate.received_at >= coalesce(NEW.pair_after, greatest(NEW.received_at - ${PAIR_WINDOW_MS}, first_verified - ${PAIR_SLACK_MS}))
+            AND (came_from IS NULL OR NOT EXISTS (
+              SELECT 1 FROM ${entries} own
+              WHERE own.tenant = NEW.tenant AND own.order_id = NEW.order_id AND own.verified_by = NEW.verified_by AND own.seq > candidate.seq AND own.seq <> NEW.seq
+                AND own.copy_of IS NULL AND own.copied_by IS NULL
+                AND (CASE WHEN own.event = 'order.status_changed' AND own.pair_key IS NOT NULL THEN own.pair_key::jsonb ->> 2 END) = came_from))
+          ORDER BY candidate.seq DESC LIMIT 1;
         IF FOUND THEN
           UPDATE ${entries} SET copied_by = NEW.delivery_id WHERE seq = original.seq;
           UPDATE ${entries} SET status = 'done', finished_at = NEW.received_at, copy_of = original.delivery_id WHERE seq = NEW.seq;
@@ -175,12 +242,15 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
         -- In that status already: the state, or entered and not left since.
         in_status := o.status IS NOT DISTINCT FROM new_status
           OR (s.seen_version IS NOT NULL AND NOT (s.left_version IS NOT NULL AND s.left_version >= s.seen_version));
-        -- It follows the current status; else not when it is a late delivery of an older change (its
-        -- status, or the one it came from, was left already); else by ts, then rank.
-        takes := o.status IS NULL OR (prev_status IS NOT NULL AND prev_status = o.status)
-          OR (NOT (s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version))
-              AND NOT (prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version))
-              AND (NEW.ts > o.status_ts OR (NEW.ts = o.status_ts AND rank >= o.status_at)));
+        -- Known to be older: its status, or the one it came from, was left already.
+        older := coalesce(s.left_version IS NOT NULL AND (s.seen_version IS NULL OR s.left_version >= s.seen_version), false)
+          OR coalesce(prev_status IS NOT NULL AND f.left_version IS NOT NULL AND (f.seen_version IS NULL OR f.left_version >= f.seen_version), false);
+        -- A real change becomes the state (its ts plays no part: a retry carries its attempt's time)
+        -- when it follows on from the current status; not when it is known to be older; else when it
+        -- arrived later than what brought the state (a status a reconcile read ranks above every delivery).
+        takes := o.status IS NULL OR (new_status IS DISTINCT FROM o.status AND (
+          (prev_status IS NOT NULL AND prev_status = o.status)
+          OR (NOT older AND NEW.received_at >= o.status_at)));
         IF reconciling THEN
           covered := in_status OR (based_on IS NOT NULL AND coalesce(s.left_version > based_on, false));
           IF covered THEN
@@ -189,16 +259,21 @@ async function createOrderStateTrigger(client: PoolClient, { schema, entries, or
             INSERT INTO ${statuses} (tenant, order_id, status, seen_version, cover_version) VALUES (NEW.tenant, NEW.order_id, new_status, v, v)
               ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, cover_version = EXCLUDED.cover_version;
             IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
-            IF takes THEN ${moveTo} ELSE ${leave('new_status')} END IF;
+            -- What the service said when it was read is where the order is.
+            ${moveTo}
           END IF;
         ELSE
-          covered := s.cover_version IS NOT NULL
-            AND NOT (prev_status IS NOT NULL AND f.entered_from IS NOT DISTINCT FROM new_status AND coalesce(f.seen_version > s.cover_version, false));
+          -- Covered unless it follows on from where the order is: it went on from the reconciled status and came back.
+          covered := s.cover_version IS NOT NULL AND (prev_status IS NULL OR prev_status IS DISTINCT FROM o.status);
           INSERT INTO ${statuses} AS x (tenant, order_id, status, seen_version, entered_from) VALUES (NEW.tenant, NEW.order_id, new_status, v, prev_status)
             ON CONFLICT (tenant, order_id, status) DO UPDATE SET seen_version = EXCLUDED.seen_version, entered_from = EXCLUDED.entered_from,
               cover_version = CASE WHEN covered THEN NULL ELSE x.cover_version END;
           IF prev_status IS NOT NULL THEN ${leave('prev_status')} END IF;
-          IF takes THEN ${moveTo} ELSIF o.status IS DISTINCT FROM new_status THEN ${leave('new_status')} END IF;
+          IF takes THEN ${moveTo}
+          ELSIF o.status = new_status THEN o.status_ts := greatest(o.status_ts, NEW.ts);
+          -- Known to be older: the order is already past its status. (One the state does not take only
+          -- because a reconcile read ranks above it may be newer: seen, not left.)
+          ELSIF older THEN ${leave('new_status')} END IF;
         END IF;
       END IF;
 

@@ -11,7 +11,7 @@ import { migrateDueTenants } from './due-tenants.ts';
 import { tenantWhere } from './tenant-filter.ts';
 import { ENTRIES_SHAPE, migrateTenants, TENANT_INDEXES } from './tenants-migration.ts';
 import { migrateMissed, sqliteMissedMethods } from './missed.ts';
-import { insertOrderEvent, migrateOrderHistory } from './order-history.ts';
+import { insertOrderEvent, migrateCopies, migrateOrderHistory, recordChecks } from './order-history.ts';
 import { addSqliteColumn, openSqliteFile, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
 import { withPurgedActivity } from '../purged-activity.ts';
 import { PURGED_ACTIVITY_SCHEMA, purgedActivityRows, purgeEntriesCounted, purgePreviewOf } from './purged-activity.ts';
@@ -155,6 +155,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       database.exec(PURGED_ACTIVITY_SCHEMA);
       // Last: it rebuilds tables an earlier version wrote, whose indexes are then made again.
       migrateTenants(database);
+      migrateCopies(database);
       database.exec(SCHEMA);
       database.exec(INVALID_INDEX);
       database.exec(DASHBOARD_SCHEMA);
@@ -330,12 +331,7 @@ export function sqliteStore(options: SqliteStoreOptions): InboxStore {
       }),
 
     markChecked: (checks, now, tenant) =>
-      durable((database) =>
-        transaction(database, () => {
-          const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE tenant = ? AND order_id = ?`);
-          for (const check of checks) update.run(now, check.status ?? null, storedTenant(tenant), toText(check.orderId));
-        }),
-      ),
+      durable((database) => recordChecks(database, checks.map((check) => ({ ...check, orderId: toText(check.orderId) })), now, storedTenant(tenant))),
 
     ...sqliteMissedMethods(durable),
 

@@ -4,9 +4,9 @@
  * repeats a change the other way already brought is stored covered (`done`, never run).
  */
 import { addSqliteColumn, sqliteTransaction, type SqliteDatabase as Database } from '../../storage/sqlite.ts';
-import { applyOrderEvent, emptyHistory, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
-import { orderStatusOf, PAIR_WINDOW_MS, storedTenant, tracksOrder, type NewInboxEntry } from '../store.ts';
-import { pairKeyOf } from '../copies.ts';
+import { applyOrderEvent, emptyHistory, recordRead, replayHistories, statusesOf, type OrderHistory, type StatusEvidence } from '../order-history.ts';
+import { orderStatusOf, storedTenant, tracksOrder, type NewInboxEntry } from '../store.ts';
+import { pairAfterOf, pairKeyOf } from '../copies.ts';
 
 /** What each order has had, per status (the shape the tenants' migration rebuilds an older table into). */
 export const STATUSES_SHAPE = `(
@@ -77,23 +77,47 @@ function writeHistory(database: Database, tenant: string, orderId: string, histo
   for (const status of changed) writeStatus(database, tenant, orderId, status, history.statuses.get(status)!);
 }
 
+/** When `secret` first verified an order event of `tenant` (recorded now if this is the first). */
+function firstVerifiedAt(database: Database, tenant: string, secret: string, receivedAt: number): number {
+  const known = database.prepare('SELECT first_at FROM inbox_verifiers WHERE tenant = ? AND verified_by = ?').get(tenant, secret) as { first_at: number } | undefined;
+  if (known) return Number(known.first_at);
+  // In the insert's write transaction: no other writer can have recorded it meanwhile.
+  database.prepare('INSERT INTO inbox_verifiers (tenant, verified_by, first_at) VALUES (?, ?, ?)').run(tenant, secret, receivedAt);
+  return receivedAt;
+}
+
 /**
- * Copies (src/inbox/copies.ts): the oldest unpaired entry of the same tenant, order and change,
- * verified by another secret since `pairAfter`; if there is one, the new entry (just inserted) is
+ * Copies (src/inbox/copies.ts): the unpaired entry nearest in time of the same tenant, order and
+ * change, verified by another secret since the two could both deliver, and not shown by the new
+ * entry's own secret to be an earlier occurrence; if there is one, the new entry (just inserted) is
  * stored as its copy, `done`. Whether it was.
  */
 function storedAsCopy(database: Database, entry: NewInboxEntry & { orderId: string }): boolean {
   const pairKey = pairKeyOf(entry);
   if (pairKey === null) return false;
   const tenant = storedTenant(entry.tenant);
+  const after = entry.pairAfter ?? pairAfterOf(firstVerifiedAt(database, tenant, entry.verifiedBy!, entry.receivedAt), entry.receivedAt);
   const original = database
     .prepare(
-      `SELECT delivery_id FROM inbox_entries
-       WHERE order_id = ? AND tenant = ? AND pair_key = ? AND verified_by <> ? AND copy_of IS NULL AND copied_by IS NULL AND received_at >= ?
-         AND NOT (delivery_id = ? AND tenant = ?)
-       ORDER BY seq LIMIT 1`,
+      `SELECT o.delivery_id FROM inbox_entries o
+       WHERE o.order_id = :order AND o.tenant = :tenant AND o.pair_key = :key AND o.verified_by <> :secret AND o.copy_of IS NULL AND o.copied_by IS NULL
+         AND o.received_at >= :after AND NOT (o.delivery_id = :id AND o.tenant = :tenant)
+         AND (:came IS NULL OR NOT EXISTS (
+           SELECT 1 FROM inbox_entries m
+           WHERE m.order_id = o.order_id AND m.tenant = o.tenant AND m.verified_by = :secret AND m.seq > o.seq AND m.copy_of IS NULL AND m.copied_by IS NULL
+             AND NOT (m.delivery_id = :id AND m.tenant = :tenant)
+             AND (CASE WHEN m.event = 'order.status_changed' AND json_valid(m.pair_key) THEN json_extract(m.pair_key, '$[2]') END) = :came))
+       ORDER BY o.seq DESC LIMIT 1`,
     )
-    .get(entry.orderId, tenant, pairKey, entry.verifiedBy, entry.pairAfter ?? entry.receivedAt - PAIR_WINDOW_MS, entry.deliveryId, tenant) as { delivery_id: string } | undefined;
+    .get({
+      order: entry.orderId,
+      tenant,
+      key: pairKey,
+      secret: entry.verifiedBy!,
+      after,
+      id: entry.deliveryId,
+      came: entry.event === 'order.status_changed' ? statusesOf(entry.payload).previousStatus : null,
+    }) as { delivery_id: string } | undefined;
   if (!original) return false;
   database.prepare(`UPDATE inbox_entries SET copied_by = ? WHERE delivery_id = ? AND tenant = ?`).run(entry.deliveryId, original.delivery_id, tenant);
   database
@@ -148,5 +172,36 @@ export function migrateOrderHistory(database: Database): void {
       database.prepare('UPDATE inbox_orders SET version = ?, created_cover = ? WHERE order_id = ?').run(history.version, history.createdCover ? 1 : 0, orderId);
       for (const [status, evidence] of history.statuses) writeStatus(database, '', orderId, status, evidence);
     }
+  });
+}
+
+/**
+ * The first time each secret verified an order event (what pairs a single merchant's copies),
+ * created with what the entries of a database an earlier version wrote show.
+ */
+export function migrateCopies(database: Database): void {
+  if (database.prepare(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'inbox_verifiers'`).get()) return;
+  sqliteTransaction(database, () => {
+    database.exec('CREATE TABLE inbox_verifiers (tenant TEXT NOT NULL, verified_by TEXT NOT NULL, first_at INTEGER NOT NULL, PRIMARY KEY (tenant, verified_by))');
+    database.exec(`INSERT INTO inbox_verifiers (tenant, verified_by, first_at)
+      SELECT tenant, verified_by, MIN(received_at) FROM inbox_entries WHERE verified_by IS NOT NULL AND pair_key IS NOT NULL GROUP BY tenant, verified_by`);
+  });
+}
+
+/**
+ * `markChecked`: each order read back at `now`; the status read is recorded as the order's when it
+ * knew none, or when nothing was stored for the order since the state the read was made from
+ * (`version`): what the service said is then the newest word on it.
+ */
+export function recordChecks(database: Database, checks: readonly { orderId: string; status?: string; version?: number }[], now: number, tenant: string): void {
+  sqliteTransaction(database, () => {
+    for (const check of checks) {
+      if (check.status !== undefined && check.version !== undefined) {
+        const read = recordRead(historyOf(database, tenant, check.orderId), check.status, check.version);
+        if (read) writeHistory(database, tenant, check.orderId, read.history, read.changed);
+      }
+    }
+    const update = database.prepare(`UPDATE inbox_orders SET checked_at = ?, status = COALESCE(status, ?) WHERE tenant = ? AND order_id = ?`);
+    for (const check of checks) update.run(now, check.status ?? null, tenant, check.orderId);
   });
 }
