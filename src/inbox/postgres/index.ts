@@ -317,16 +317,26 @@ export function postgresStore(options: PostgresStoreOptions): InboxStore {
     }),
 
     async claim(request) {
-      // The tenants with due work are looked up while the expired leases are taken: one round trip less.
-      const [claimedExpired, walked] = await Promise.all([claimExpired(query, table, COLUMNS, request), walkDueTenants(query, schema, table, request)]);
-      const expired = inClaimOrder(claimedExpired);
-      const wanted = request.limit - expired.length;
-      if (wanted <= 0) return expired.map(withPayload);
-      const { chosen, visited } = turnsOf(walked, wanted);
-      const due = inClaimOrder(await claimDue(query, table, COLUMNS, request, chosen, wanted));
-      await refreshDueTenants(query, schema, visited, request.now);
-      if (visited.length > 0) request.walkedTo?.(visited.at(-1)!);
-      return [...expired, ...due].map(withPayload);
+      // Each step commits on its own (no transaction held across the walk), so a step that fails
+      // (a connection the restarted server dropped) must not lose the leases an earlier step took:
+      // what is leased is returned, and the next claim walks again.
+      const leased: InboxRow[] = [];
+      try {
+        // The tenants with due work are looked up while the expired leases are taken: one round trip less.
+        const [expired, walked] = await Promise.allSettled([claimExpired(query, table, COLUMNS, request), walkDueTenants(query, schema, table, request)]);
+        if (expired.status === 'rejected') throw expired.reason;
+        leased.push(...inClaimOrder(expired.value));
+        if (walked.status === 'rejected') throw walked.reason;
+        const wanted = request.limit - leased.length;
+        if (wanted <= 0) return leased.map(withPayload);
+        const { chosen, visited } = turnsOf(walked.value, wanted);
+        leased.push(...inClaimOrder(await claimDue(query, table, COLUMNS, request, chosen, wanted)));
+        await refreshDueTenants(query, schema, visited, request.now);
+        if (visited.length > 0) request.walkedTo?.(visited.at(-1)!);
+      } catch (error) {
+        if (leased.length === 0) throw error;
+      }
+      return leased.map(withPayload);
     },
 
     async extendLease(deliveryId, workerId, leaseUntil, tenant) {
