@@ -74,6 +74,29 @@ describe('createInbox({ tenants })', () => {
     expect(await world.inbox.entry('cross-tenant-1')).toMatchObject({ tenant: 'loja-a' });
   });
 
+  it('takes the tenant from tenantFrom when it is not the last path segment, verifying with that tenant\'s secrets only', async () => {
+    // A receiver whose URLs are /webhooks/integration/<tenant>/orders as well as /webhooks/integration/<tenant>.
+    const world = await tenantsWorld({ merchants: 2, inbox: { tenantFrom: ({ pathname }) => pathname.split('/')[3] } });
+    await world.tenants.connect('loja-a', { apiKey: world.sandbox.merchants[0]!.keys[0]!.apiKey });
+    await world.tenants.connect('loja-b', { apiKey: world.sandbox.merchants[1]!.keys[0]!.apiKey });
+    const order = world.sandbox.createOrder({ store_id: world.sandbox.merchants[0]!.storeIds[0]! });
+    await world.sandbox.idle();
+    const [secretOfA] = (await tenantsInternals(world.tenants)!.secretsFor('loja-a'))!;
+    const signed = (deliveryId: string) => signWebhook({ payload: { event: 'order.created', data: order }, secret: secretOfA!.secret, timestamp: Math.floor(Date.now() / 1000), deliveryId });
+    const post = async (url: string, deliveryId: string) => {
+      const { body, headers } = signed(deliveryId);
+      return (await fetch(url, { method: 'POST', headers, body })).status;
+    };
+    expect(await post(`${world.webhookUrl('loja-a')}/orders`, 'from-tenant-1')).toBe(200);
+    expect(await world.inbox.entry('from-tenant-1')).toMatchObject({ tenant: 'loja-a' });
+    expect(await post(`${world.webhookUrl('loja-b')}/orders`, 'from-tenant-2')).toBe(400);
+    expect(await post(world.webhookUrl(''), 'from-tenant-3')).toBe(404);
+    expect(await world.inbox.entry('from-tenant-2')).toBeUndefined();
+    expect(await world.inbox.entry('from-tenant-3')).toBeUndefined();
+    // The service's own deliveries, at /webhooks/integration/<tenant>, land under their tenant too.
+    expect((await collect(world.inbox.entries({ tenant: 'loja-a' }))).some((entry) => entry.orderId === order.order_id && entry.id !== 'from-tenant-1')).toBe(true);
+  });
+
   it('answers 404 for a tenant the registry does not know, or no longer: at once after a disconnect here, within a poll after one in another process', async () => {
     const world = await tenantsWorld({ merchants: 2 });
     await world.tenants.connect('loja-a', { apiKey: world.sandbox.merchants[0]!.keys[0]!.apiKey });

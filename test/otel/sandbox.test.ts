@@ -10,6 +10,8 @@ import { sqliteStore } from 'integration-sdk/inbox/sqlite';
 import { signWebhook } from 'integration-sdk/webhooks';
 import signatures from '../fixtures/webhook-signatures.json' with { type: 'json' };
 import { tempDir } from '../inbox/support/temp-dir.ts';
+import { tenantsWorld } from '../inbox/support/tenants-world.ts';
+import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
 import { clientFor, ScaledClock, startSandbox } from '../e2e/helpers.ts';
 import { everyRecordedString, instrumentInMemory, type Telemetry } from './helpers.ts';
 
@@ -96,6 +98,31 @@ describe('what is never recorded, end to end (client side; see the note above)',
     expect(telemetry.spans().length).toBeGreaterThan(6);
     const keySecret = sandbox.apiKey.split('_').at(-1)!;
     for (const secret of [sandbox.apiKey, keySecret, phone, phone.replace('+', ''), '5511999999999']) {
+      expect(recorded.filter((text) => text.includes(secret))).toEqual([]);
+    }
+  });
+});
+
+describe('what is never recorded for many merchants', () => {
+  it("no span or metric holds a tenant's key, its webhook secrets or the registry's encryption key, through connect, calls, a revoked key, a delivery and a rotation", async () => {
+    telemetry = instrumentInMemory();
+    const world = await tenantsWorld({ merchants: 2 });
+    const keys = world.sandbox.merchants.map((merchant) => merchant.keys[0]!.apiKey);
+    await world.tenants.connect('loja-a', { apiKey: keys[0]! });
+    await world.tenants.connect('loja-b', { apiKey: keys[1]! });
+    await world.tenants.client('loja-a').health();
+    world.sandbox.createOrder({ store_id: world.sandbox.merchants[0]!.storeIds[0]! });
+    await world.sandbox.idle();
+    const before = (await tenantsInternals(world.tenants)!.secretsFor('loja-a'))!.map((each) => each.secret);
+    await world.tenants.rotateWebhookSecret('loja-a');
+    const after = (await tenantsInternals(world.tenants)!.secretsFor('loja-a'))!.map((each) => each.secret);
+    world.sandbox.revokeKey(keys[1]!);
+    await world.tenants.client('loja-b').health().catch(() => undefined);
+
+    const recorded = everyRecordedString(telemetry.spans(), await telemetry.metrics());
+    expect(telemetry.spans().length).toBeGreaterThan(4);
+    const keySecrets = keys.map((key) => key.split('_').at(-1)!);
+    for (const secret of [...keys, ...keySecrets, ...before, ...after, world.encryptionKey]) {
       expect(recorded.filter((text) => text.includes(secret))).toEqual([]);
     }
   });

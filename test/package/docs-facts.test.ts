@@ -67,3 +67,16 @@ describe("docs/cli.md's synopsis", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('CHANGELOG.md', () => {
+  it('has only Keep a Changelog headings: a release per ##, its changes under Added, Changed, Deprecated, Removed, Fixed or Security', () => {
+    const headings = readFileSync(join(root, 'CHANGELOG.md'), 'utf8').split('\n').filter((line) => line.startsWith('##'));
+    const wrong = headings.filter((line) => !/^## \[(Unreleased|\d+\.\d+\.\d+)\]( - \d{4}-\d{2}-\d{2})?$/.test(line) && !/^### (Added|Changed|Deprecated|Removed|Fixed|Security)$/.test(line));
+    expect(wrong).toEqual([]);
+    // Each release lists a kind of change once.
+    for (const release of readFileSync(join(root, 'CHANGELOG.md'), 'utf8').split(/^## /m).slice(1)) {
+      const kinds = release.split('\n').filter((line) => line.startsWith('### '));
+      expect(new Set(kinds).size, release.split('\n')[0]).toBe(kinds.length);
+    }
+  });
+});

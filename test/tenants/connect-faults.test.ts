@@ -1,17 +1,42 @@
 // Faults at every step of connect and disconnect, against the sandbox: a 500 or a reset after the
 // service registered the endpoint, a failed test delivery, a process SIGKILLed between steps. After
 // each, no orphan endpoint remains once a second call has completed the first, and every endpoint
-// at the tenant's URL is one whose secret the store holds.
+// at the tenant's URL is one whose secret the store holds. On a SQLite file and on a real Postgres:
+// what a crash leaves half-written is each store's records.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, InternalServerError } from 'integration-sdk';
 import type { Tenants } from 'integration-sdk/tenants';
 import { TenantNotFoundError } from 'integration-sdk/tenants';
+import { postgresTenantStore } from 'integration-sdk/tenants/postgres';
 import { tenantsInternals } from '../../src/tenants/create-tenants.ts';
+import { usePostgres } from '../inbox/support/postgres.ts';
 import { rejectionOf } from '../e2e/helpers.ts';
 import { killWhileHung, startWorld, type Fault, type World } from './support/fixture.ts';
 
 const script = fileURLToPath(new URL('./support/connect-process.ts', import.meta.url));
+const postgres = usePostgres();
+let schemas = 0;
+
+type StoreKind = 'sqlite' | 'postgres';
+/** Where each world's registry (and the crash tests' child process) keeps its records. */
+const places = new WeakMap<World, Record<string, string>>();
+
+function placeOf(world: World, kind: StoreKind): Record<string, string> {
+  let place = places.get(world);
+  if (!place) {
+    place = kind === 'postgres' ? { TENANTS_PG_URL: postgres.current.url, TENANTS_PG_SCHEMA: `connect_faults_${process.pid}_${++schemas}` } : {};
+    places.set(world, place);
+  }
+  return place;
+}
+
+/** A registry of the world on the store of `kind` (a fresh schema per world on Postgres). */
+function registry(world: World, kind: StoreKind): Tenants {
+  const place = placeOf(world, kind);
+  if (kind === 'sqlite') return world.tenants();
+  return world.tenants({ store: postgresTenantStore({ connectionString: place.TENANTS_PG_URL!, schema: place.TENANTS_PG_SCHEMA! }) });
+}
 
 /** The endpoints the service has at the tenant's URL. */
 async function endpointsAt(world: World, apiKey: string, tenantId: string): Promise<string[]> {
@@ -38,88 +63,90 @@ function failOnce(world: World, method: string, pathEnd: string, fault: Fault): 
   };
 }
 
-describe('connect with faults', () => {
-  for (const [fault, errorClass] of [['answer500', InternalServerError], ['reset', ConnectionError]] as const) {
-    it(`a ${fault} after the service registered the endpoint leaves no orphan, and a second connect completes`, async () => {
+describe.each(['sqlite', 'postgres'] as const)('on %s', (kind) => {
+  describe('connect with faults', () => {
+    for (const [fault, errorClass] of [['answer500', InternalServerError], ['reset', ConnectionError]] as const) {
+      it(`a ${fault} after the service registered the endpoint leaves no orphan, and a second connect completes`, async () => {
+        const world = await startWorld();
+        const tenants = registry(world, kind);
+        const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+        failOnce(world, 'POST', '/webhooks', fault);
+        expect(await rejectionOf(tenants.connect('loja-1', { apiKey }))).toBeInstanceOf(errorClass);
+        expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual([]);
+        expect((await tenants.get('loja-1'))?.status).toBe('connecting');
+        expect(await tenantsInternals(tenants)!.secretsFor('loja-1')).toEqual([]);
+        await tenants.connect('loja-1', { apiKey });
+        await expectCompleted(world, tenants, apiKey, 'loja-1');
+      });
+    }
+
+    it('a failed test delivery deletes the endpoint this call registered; a second connect completes', async () => {
       const world = await startWorld();
-      const tenants = world.tenants();
+      const tenants = registry(world, kind);
       const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
-      failOnce(world, 'POST', '/webhooks', fault);
-      expect(await rejectionOf(tenants.connect('loja-1', { apiKey }))).toBeInstanceOf(errorClass);
+      failOnce(world, 'POST', '/test', 'answer500');
+      expect(await rejectionOf(tenants.connect('loja-1', { apiKey }))).toBeInstanceOf(InternalServerError);
       expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual([]);
-      expect((await tenants.get('loja-1'))?.status).toBe('connecting');
       expect(await tenantsInternals(tenants)!.secretsFor('loja-1')).toEqual([]);
       await tenants.connect('loja-1', { apiKey });
       await expectCompleted(world, tenants, apiKey, 'loja-1');
     });
-  }
 
-  it('a failed test delivery deletes the endpoint this call registered; a second connect completes', async () => {
-    const world = await startWorld();
-    const tenants = world.tenants();
-    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
-    failOnce(world, 'POST', '/test', 'answer500');
-    expect(await rejectionOf(tenants.connect('loja-1', { apiKey }))).toBeInstanceOf(InternalServerError);
-    expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual([]);
-    expect(await tenantsInternals(tenants)!.secretsFor('loja-1')).toEqual([]);
-    await tenants.connect('loja-1', { apiKey });
-    await expectCompleted(world, tenants, apiKey, 'loja-1');
+    for (const [step, method, pathEnd] of [
+      ['the endpoint was registered (its secret never stored)', 'POST', '/webhooks'],
+      ['the test delivery was asked for', 'POST', '/test'],
+      ['health answered', 'GET', '/health'],
+    ] as const) {
+      it(`a process SIGKILLed once ${step}: a second connect completes it, with no orphan`, async () => {
+        const world = await startWorld();
+        const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+        failOnce(world, method, pathEnd, 'hang');
+        expect(await killWhileHung(world, script, { TENANTS_API_KEY: apiKey, ...placeOf(world, kind) })).toBe('SIGKILL');
+
+        const tenants = registry(world, kind);
+        const left = await endpointsAt(world, apiKey, 'loja-1');
+        expect(left).toHaveLength(method === 'GET' ? 0 : 1);
+        await tenants.connect('loja-1', { apiKey });
+        await expectCompleted(world, tenants, apiKey, 'loja-1');
+        if (pathEnd === '/webhooks') expect(await endpointsAt(world, apiKey, 'loja-1')).not.toContain(left[0]); // replaced: its secret was lost
+        if (pathEnd === '/test') expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual(left); // reused: its secret was stored
+      });
+    }
   });
 
-  for (const [step, method, pathEnd] of [
-    ['the endpoint was registered (its secret never stored)', 'POST', '/webhooks'],
-    ['the test delivery was asked for', 'POST', '/test'],
-    ['health answered', 'GET', '/health'],
-  ] as const) {
-    it(`a process SIGKILLed once ${step}: a second connect completes it, with no orphan`, async () => {
+  describe('updateKey with faults', () => {
+    it('a health check that keeps failing stores nothing (the tenant stays key_invalid); a second call completes', async () => {
       const world = await startWorld();
-      const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
-      failOnce(world, method, pathEnd, 'hang');
-      expect(await killWhileHung(world, script, { TENANTS_API_KEY: apiKey })).toBe('SIGKILL');
-
-      const tenants = world.tenants();
-      const left = await endpointsAt(world, apiKey, 'loja-1');
-      expect(left).toHaveLength(method === 'GET' ? 0 : 1);
-      await tenants.connect('loja-1', { apiKey });
-      await expectCompleted(world, tenants, apiKey, 'loja-1');
-      if (pathEnd === '/webhooks') expect(await endpointsAt(world, apiKey, 'loja-1')).not.toContain(left[0]); // replaced: its secret was lost
-      if (pathEnd === '/test') expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual(left); // reused: its secret was stored
+      const tenants = registry(world, kind);
+      const merchant = world.sandbox.merchants[0]!;
+      await tenants.connect('loja-1', { apiKey: merchant.keys[0]!.apiKey });
+      world.sandbox.revokeKey(merchant.keys[0]!.apiKey);
+      await rejectionOf(tenants.client('loja-1').health());
+      const next = world.sandbox.addKey(merchant.merchantId);
+      world.proxy.fault = (request) => (request.path.endsWith('/health') ? 'answer500' : undefined);
+      await expect(tenants.updateKey('loja-1', next.apiKey)).rejects.toBeInstanceOf(InternalServerError);
+      world.proxy.fault = undefined;
+      expect((await tenants.get('loja-1'))?.status).toBe('key_invalid');
+      expect(await tenants.updateKey('loja-1', next.apiKey)).toMatchObject({ status: 'active' });
+      expect((await tenants.client('loja-1').health()).merchant_id).toBe(merchant.merchantId);
     });
-  }
-});
-
-describe('updateKey with faults', () => {
-  it('a health check that keeps failing stores nothing (the tenant stays key_invalid); a second call completes', async () => {
-    const world = await startWorld();
-    const tenants = world.tenants();
-    const merchant = world.sandbox.merchants[0]!;
-    await tenants.connect('loja-1', { apiKey: merchant.keys[0]!.apiKey });
-    world.sandbox.revokeKey(merchant.keys[0]!.apiKey);
-    await rejectionOf(tenants.client('loja-1').health());
-    const next = world.sandbox.addKey(merchant.merchantId);
-    world.proxy.fault = (request) => (request.path.endsWith('/health') ? 'answer500' : undefined);
-    await expect(tenants.updateKey('loja-1', next.apiKey)).rejects.toBeInstanceOf(InternalServerError);
-    world.proxy.fault = undefined;
-    expect((await tenants.get('loja-1'))?.status).toBe('key_invalid');
-    expect(await tenants.updateKey('loja-1', next.apiKey)).toMatchObject({ status: 'active' });
-    expect((await tenants.client('loja-1').health()).merchant_id).toBe(merchant.merchantId);
   });
-});
 
-describe('disconnect with faults', () => {
-  it('500s deleting the endpoint leaves the tenant disconnecting (its client refused); a second call completes', async () => {
-    const world = await startWorld();
-    const tenants = world.tenants();
-    const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
-    const tenant = await tenants.connect('loja-1', { apiKey });
-    // Every attempt fails (a DELETE is retried, and a retry meeting 404 counts as deleted): the service is down for it.
-    world.proxy.fault = (request) => (request.method === 'DELETE' ? 'answer500' : undefined);
-    await expect(tenants.disconnect('loja-1')).rejects.toBeInstanceOf(InternalServerError);
-    world.proxy.fault = undefined;
-    expect((await tenants.get('loja-1'))?.status).toBe('disconnecting');
-    expect(await rejectionOf(tenants.client('loja-1').health())).toBeInstanceOf(TenantNotFoundError);
-    await tenants.disconnect('loja-1');
-    expect((await tenants.get('loja-1'))?.status).toBe('disconnected');
-    expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual([]);
+  describe('disconnect with faults', () => {
+    it('500s deleting the endpoint leaves the tenant disconnecting (its client refused); a second call completes', async () => {
+      const world = await startWorld();
+      const tenants = registry(world, kind);
+      const apiKey = world.sandbox.merchants[0]!.keys[0]!.apiKey;
+      const tenant = await tenants.connect('loja-1', { apiKey });
+      // Every attempt fails (a DELETE is retried, and a retry meeting 404 counts as deleted): the service is down for it.
+      world.proxy.fault = (request) => (request.method === 'DELETE' ? 'answer500' : undefined);
+      await expect(tenants.disconnect('loja-1')).rejects.toBeInstanceOf(InternalServerError);
+      world.proxy.fault = undefined;
+      expect((await tenants.get('loja-1'))?.status).toBe('disconnecting');
+      expect(await rejectionOf(tenants.client('loja-1').health())).toBeInstanceOf(TenantNotFoundError);
+      await tenants.disconnect('loja-1');
+      expect((await tenants.get('loja-1'))?.status).toBe('disconnected');
+      expect(await endpointsAt(world, apiKey, 'loja-1')).toEqual([]);
+    });
   });
 });
