@@ -17,6 +17,7 @@ import { defineSandboxCommand } from './sandbox.ts';
 import * as service from './service-commands.ts';
 import { addSyncPushOptions, registerSyncCommands, syncStateOption, type SyncPushOptions } from './sync-commands.ts';
 import { registerTenantsCommands } from './tenants-commands.ts';
+import { hideSqliteExperimentalWarning } from './sqlite-warning.ts';
 import { webhooksRotate, type WebhooksRotateOptions } from './webhooks-rotate.ts';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -233,6 +234,7 @@ program
   });
 
 async function main(): Promise<void> {
+  hideSqliteExperimentalWarning();
   const argv = process.argv.slice(2);
   // An option meant for the key, or an argument that is one (`service_<key_id>_<secret>`).
   if (argv.some((arg) => /^--(api-key|api_key|apikey|key|token)(=|$)/.test(arg) || /^service_[^_\s]+_\S+$/.test(arg))) {

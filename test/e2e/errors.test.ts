@@ -335,12 +335,12 @@ describe('429 RATE_LIMITED', () => {
       ['/integration/v1/health', 200],
       ['/integration/v1/loyalty/program', 200],
     ]);
-    // Neither was sent before the pause had run out (virtual ms, with 20 ms of tolerance).
+    // The other call began during the pause, and neither was sent before the pause had run out,
+    // counted from the 429 (virtual ms, with 20 ms of tolerance). Not from pausedAt: the warning
+    // is logged after the pause is in place, so under load it comes a few ms into it.
     const limited = exchanges[2] as { at: number };
-    for (const after of exchanges.slice(3)) {
-      expect(after.at - (pausedAt as number)).toBeGreaterThanOrEqual(980);
-      expect(after.at - limited.at).toBeGreaterThanOrEqual(980);
-    }
+    expect((pausedAt as number) - limited.at).toBeLessThan(500);
+    for (const after of exchanges.slice(3)) expect(after.at - limited.at).toBeGreaterThanOrEqual(980);
   });
 
   test('aborting the signal during the Retry-After wait rejects at once with signal.reason', async () => {
