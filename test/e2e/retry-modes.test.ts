@@ -92,7 +92,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
       if (request.method !== 'POST') return response;
       return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
     };
-    const { client } = clientFor(sandbox, { timeoutMs: 300, maxRetries: 0, fetch: late });
+    const { client } = clientFor(sandbox, { timeoutMs: 1000, maxRetries: 0, fetch: late });
     expect(await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created'] }))).toBeInstanceOf(TimeoutError);
     expect(await client.webhooks.list()).toEqual([]);
   });
@@ -102,6 +102,9 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
    * which times out), and reaches the sandbox, which registers the endpoint, only once the clean-up
    * has listed the endpoints `looksBefore` times and found nothing.
    */
+  // The clients below give every request 1 s: the held POST times out then, and the lists before
+  // and after it (answered at once by the loopback sandbox) stay well within it on a loaded host
+  // (at 200 ms a list before the create timed out in a CI run, and the create threw that instead).
   function slowToRegister(sandbox: Sandbox, looksBefore: number) {
     let held: Request | undefined;
     let looks = 0;
@@ -125,7 +128,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
   test('the service registers the endpoint after the clean-up first looked: the second look deletes it', async () => {
     const { sandbox } = await scriptedSandbox();
     const slow = slowToRegister(sandbox, 1);
-    const { client } = clientFor(sandbox, { timeoutMs: 300, maxRetries: 0, fetch: slow.fetch });
+    const { client } = clientFor(sandbox, { timeoutMs: 1000, maxRetries: 0, fetch: slow.fetch });
     const error = await rejectionOf(client.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created'] }));
     expect(error).toBeInstanceOf(TimeoutError);
     await slow.registered();
@@ -138,7 +141,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     const { client: admin } = clientFor(sandbox);
     const same = (await admin.webhooks.create({ url: 'http://127.0.0.1:9/slow', events: ['order.created', 'order.status_changed'] })).id;
     const slow = slowToRegister(sandbox, 2);
-    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    const { client } = clientFor(sandbox, { timeoutMs: 1000, maxRetries: 0, fetch: slow.fetch });
     const input = { url: 'http://127.0.0.1:9/slow', events: ['order.created', 'order.status_changed'] as const };
     const error = await rejectionOf(client.webhooks.create({ ...input, events: [...input.events] }));
     expect(error).toBeInstanceOf(TimeoutError);
@@ -155,7 +158,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
   test('registered after both looks: the same client’s next create deletes it first, and the caller ends with one endpoint', async () => {
     const { sandbox } = await scriptedSandbox();
     const slow = slowToRegister(sandbox, 2);
-    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    const { client } = clientFor(sandbox, { timeoutMs: 1000, maxRetries: 0, fetch: slow.fetch });
     const input = { url: 'http://127.0.0.1:9/late', events: ['order.created' as const] };
     const error = await rejectionOf(client.webhooks.create(input));
     expect(error).toBeInstanceOf(TimeoutError);
@@ -177,7 +180,7 @@ describe('webhooks.create and webhooks.test: repeated only when the service cert
     const before = await admin.webhooks.create(input); // same URL and events, registered on purpose earlier
     // The failed create's two looks, the next create's own look, a list: only then does the service register the held one.
     const slow = slowToRegister(sandbox, 4);
-    const { client } = clientFor(sandbox, { timeoutMs: 200, maxRetries: 0, fetch: slow.fetch });
+    const { client } = clientFor(sandbox, { timeoutMs: 1000, maxRetries: 0, fetch: slow.fetch });
     expect(await rejectionOf(client.webhooks.create(input))).toBeInstanceOf(TimeoutError);
     const again = await client.webhooks.create({ ...input, events: ['order.status_changed', 'order.created'] });
     expect((await client.webhooks.list()).map((endpoint) => endpoint.id)).toEqual([before.id, again.id]);
