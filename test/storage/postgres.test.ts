@@ -5,7 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/integration-error.ts';
 import { postgresPool } from '../../src/storage/postgres.ts';
-import { usePostgres } from '../inbox/support/postgres.ts';
+import { testPool, usePostgres } from '../inbox/support/postgres.ts';
 
 const postgres = usePostgres();
 let n = 0;
@@ -16,7 +16,7 @@ describe('postgresPool: migrateOnce', () => {
     const schema = freshSchema();
     const first = postgresPool('testStore', { connectionString: postgres.current.url });
     const second = postgresPool('testStore', { connectionString: postgres.current.url });
-    const observer = new pg.Pool({ connectionString: postgres.current.url });
+    const observer = testPool(postgres.current.url);
     const order: string[] = [];
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -74,7 +74,7 @@ describe('postgresPool: migrateOnce', () => {
 
 describe('postgresPool: close', () => {
   it("leaves the user's own pool open, and refuses work afterwards with a ConfigurationError", async () => {
-    const own = new pg.Pool({ connectionString: postgres.current.url });
+    const own = testPool(postgres.current.url);
     try {
       const pool = postgresPool('testStore', { pool: own });
       expect(await pool.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);

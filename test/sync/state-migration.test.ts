@@ -7,7 +7,7 @@ import type { SyncState } from 'integration-sdk/sync';
 import { postgresSyncState } from 'integration-sdk/sync/postgres';
 import { sqliteSyncState } from 'integration-sdk/sync/sqlite';
 import { sqliteDatabaseClass } from '../../src/storage/sqlite.ts';
-import { usePostgres } from '../inbox/support/postgres.ts';
+import { testPool, usePostgres } from '../inbox/support/postgres.ts';
 import { tempDir } from '../inbox/support/temp-dir.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -58,7 +58,7 @@ describe('a first-version state database', () => {
   it('keeps working on Postgres', async () => {
     const schema = `sync_old_${process.pid}`;
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: postgres.current.url });
+    const pool = testPool(postgres.current.url);
     try {
       await pool.query(fixture('state-v1.postgres.sql').replaceAll(':schema', schema));
     } finally {

