@@ -24,22 +24,23 @@ export async function connectRedis(url: string): Promise<SharedRedis> {
   if (nodeRedis !== undefined) {
     const client = nodeRedis.createClient({ url, socket: { reconnectStrategy: false } });
     client.on('error', () => {});
-    await client.connect().catch((error: unknown) => {
-      throw new UsageError(`Could not connect to the Redis given by --redis / INTEGRATION_REDIS_URL (${(error as Error).message}).`);
-    });
+    await client.connect().catch(unreachable);
     return { client, close: () => client.close() };
   }
   const ioredis = await import('ioredis').catch(() => undefined);
   if (ioredis === undefined) throw new UsageError('--redis needs a Redis client: npm install redis (or ioredis).');
   const client = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   client.on('error', () => {});
-  await client.connect().catch((error: unknown) => {
-    throw new UsageError(`Could not connect to the Redis given by --redis / INTEGRATION_REDIS_URL (${(error as Error).message}).`);
-  });
+  await client.connect().catch(unreachable);
   return {
     client,
     close: async () => {
       await client.quit();
     },
   };
+}
+
+/** Either client's failure to connect, as the one sentence the command prints. */
+function unreachable(error: unknown): never {
+  throw new UsageError(`Could not connect to the Redis given by --redis / INTEGRATION_REDIS_URL (${(error as Error).message}).`);
 }

@@ -3,6 +3,7 @@
 // each, no orphan endpoint remains once a second call has completed the first, and every endpoint
 // at the tenant's URL is one whose secret the store holds. On a SQLite file and on a real Postgres:
 // what a crash leaves half-written is each store's records.
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, InternalServerError } from 'integration-sdk';
@@ -16,26 +17,22 @@ import { killWhileHung, startWorld, type Fault, type World } from './support/fix
 
 const script = fileURLToPath(new URL('./support/connect-process.ts', import.meta.url));
 const postgres = usePostgres();
-let schemas = 0;
-
 type StoreKind = 'sqlite' | 'postgres';
-/** Where each world's registry (and the crash tests' child process) keeps its records. */
-const places = new WeakMap<World, Record<string, string>>();
 
+/**
+ * Where a world's registry (and the crash tests' child process) keeps its records: its SQLite file,
+ * or on Postgres a schema named after that file (one per world).
+ */
 function placeOf(world: World, kind: StoreKind): Record<string, string> {
-  let place = places.get(world);
-  if (!place) {
-    place = kind === 'postgres' ? { TENANTS_PG_URL: postgres.current.url, TENANTS_PG_SCHEMA: `connect_faults_${process.pid}_${++schemas}` } : {};
-    places.set(world, place);
-  }
-  return place;
+  if (kind === 'sqlite') return {};
+  return { TENANTS_PG_URL: postgres.current.url, TENANTS_PG_SCHEMA: `connect_faults_${basename(world.dbPath, '.db').replaceAll('-', '_')}` };
 }
 
-/** A registry of the world on the store of `kind` (a fresh schema per world on Postgres). */
+/** A registry of the world on the store of `kind`. */
 function registry(world: World, kind: StoreKind): Tenants {
-  const place = placeOf(world, kind);
   if (kind === 'sqlite') return world.tenants();
-  return world.tenants({ store: postgresTenantStore({ connectionString: place.TENANTS_PG_URL!, schema: place.TENANTS_PG_SCHEMA! }) });
+  const { TENANTS_PG_URL, TENANTS_PG_SCHEMA } = placeOf(world, kind);
+  return world.tenants({ store: postgresTenantStore({ connectionString: TENANTS_PG_URL!, schema: TENANTS_PG_SCHEMA! }) });
 }
 
 /** The endpoints the service has at the tenant's URL. */
