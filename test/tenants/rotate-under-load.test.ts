@@ -136,6 +136,23 @@ async function expectEachEventOnce(world: Awaited<ReturnType<typeof loadWorld>>,
   return entries;
 }
 
+/**
+ * Both merchants connected (loja-a, loja-b, each with its first key), a worker handling their
+ * events, and orders and status changes flowing for both: more than 20 changes made already.
+ */
+async function connectedUnderLoad({ sandbox, tenants, inbox }: Awaited<ReturnType<typeof loadWorld>>) {
+  const [a, b] = sandbox.merchants;
+  const before = await tenants.connect('loja-a', { apiKey: a!.keys[0]!.apiKey });
+  await tenants.connect('loja-b', { apiKey: b!.keys[0]!.apiKey });
+  const handled = startHandling(inbox);
+  const load = startLoad(sandbox, [
+    { tenant: 'loja-a', storeId: a!.storeIds[0]! },
+    { tenant: 'loja-b', storeId: b!.storeIds[0]! },
+  ]);
+  await expect.poll(() => load.changes).toBeGreaterThan(20);
+  return { before, handled, load };
+}
+
 describe('a secret rotated under load', () => {
   for (const [step, method, pathEnd] of [
     ['verifying', 'POST', '/test'],
@@ -143,17 +160,9 @@ describe('a secret rotated under load', () => {
   ] as const) {
     it(`handles every event once and answers every delivery 2xx, the rotation killed while ${step} and completed by a second call`, async () => {
       const loaded = await loadWorld();
-      const { sandbox, proxy, tenants, inbox, world } = loaded;
-      const [a, b] = sandbox.merchants;
-      const before = await tenants.connect('loja-a', { apiKey: a!.keys[0]!.apiKey });
-      await tenants.connect('loja-b', { apiKey: b!.keys[0]!.apiKey });
-      const handled = startHandling(inbox);
-
-      const load = startLoad(sandbox, [
-        { tenant: 'loja-a', storeId: a!.storeIds[0]! },
-        { tenant: 'loja-b', storeId: b!.storeIds[0]! },
-      ]);
-      await expect.poll(() => load.changes).toBeGreaterThan(20);
+      const { sandbox, proxy, tenants, world } = loaded;
+      const [a] = sandbox.merchants;
+      const { before, handled, load } = await connectedUnderLoad(loaded);
       let hung = false;
       proxy.fault = (request) => {
         if (hung || request.method !== method || !request.path.endsWith(pathEnd)) return undefined;
@@ -180,17 +189,10 @@ describe('a secret rotated under load', () => {
 describe('a key changed under load', () => {
   it('updateKey while the old key works: every event handled once and answered 2xx through the overlap; the old key\'s endpoint gone, the new key\'s the only one', async () => {
     const loaded = await loadWorld();
-    const { sandbox, tenants, inbox } = loaded;
-    const [a, b] = sandbox.merchants;
+    const { sandbox, tenants } = loaded;
+    const [a] = sandbox.merchants;
     const old = a!.keys[0]!.apiKey;
-    const before = await tenants.connect('loja-a', { apiKey: old });
-    await tenants.connect('loja-b', { apiKey: b!.keys[0]!.apiKey });
-    const handled = startHandling(inbox);
-    const load = startLoad(sandbox, [
-      { tenant: 'loja-a', storeId: a!.storeIds[0]! },
-      { tenant: 'loja-b', storeId: b!.storeIds[0]! },
-    ]);
-    await expect.poll(() => load.changes).toBeGreaterThan(20);
+    const { before, handled, load } = await connectedUnderLoad(loaded);
     const next = sandbox.addKey(a!.merchantId).apiKey;
 
     const after = await tenants.updateKey('loja-a', next);
